@@ -1,0 +1,232 @@
+"""The match log, version 1: one pydantic model per line type.
+
+Every line of a match log (JSON Lines) is one of these models; :data:`LogLine` is the
+discriminated union on ``type``. The same models are the domain events of the event
+store (see :mod:`events.store`), so the log a judge reads and the events a recorder keeps
+are one vocabulary.
+
+Strictness: unknown fields are errors (``extra="forbid"``) except under ``x``, the
+vendor-extension object, so that a typo never passes silently.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+PlayerId = Annotated[str, Field(min_length=1, max_length=128)]
+CardRef = Annotated[str, Field(min_length=1, max_length=64)]
+"""``<owner>:<card>``, e.g. ``bob:H7``; ``bob:?`` for a face the log does not know."""
+
+
+class _Line(BaseModel):
+    """Fields every line carries."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seq: int = Field(ge=1)
+    at: str | None = None
+    note: str | None = None
+    hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    x: dict[str, Any] | None = None
+
+
+class EventInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tournament: str | None = None
+    round: int | str | None = None
+    table: int | str | None = None
+
+
+class MatchStarted(_Line):
+    """Line 1: who plays what, under which rules edition and format."""
+
+    type: Literal["match_started"] = "match_started"
+    match_id: str = Field(pattern=r"^[A-Za-z0-9._-]{1,128}$")
+    game: Literal["blackpoker", "duel_masters", "i_language"]
+    rules: str
+    format: str
+    regulation: str | None = None
+    players: list[PlayerId] = Field(min_length=2)
+    decks: dict[PlayerId, list[str]] | None = None
+    deck_sizes: dict[PlayerId, Annotated[int, Field(ge=0)]] | None = None
+    cards: dict[str, Any] | list[Any] | None = None
+    event: EventInfo | None = None
+    log_format: Literal[1]
+
+
+class Preset(BaseModel):
+    """BlackPoker 9.0 preset: the bulwark, the soldier and the cards that failed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bulwark: str | None = None
+    soldier: str | None = None
+    graveyard: list[str] = Field(default_factory=list)
+
+
+class GameStarted(_Line):
+    """Core [1]: the first player is decided and the set-up is done."""
+
+    type: Literal["game_started"] = "game_started"
+    first_player: PlayerId
+    reveals: dict[PlayerId, list[str]] | None = None
+    hands: dict[PlayerId, list[str]] | None = None
+    presets: dict[PlayerId, Preset] | None = None
+
+
+class TurnStarted(_Line):
+    """A new turn: a consequence of the turn-ending action's resolution."""
+
+    type: Literal["turn_started"] = "turn_started"
+    player: PlayerId
+    turn: int = Field(ge=1)
+
+
+class ChanceMoved(_Line):
+    """Core [2], [13], [16]: the chance goes to a player or to the rule system."""
+
+    type: Literal["chance_moved"] = "chance_moved"
+    to: PlayerId
+
+
+class Cost(BaseModel):
+    """One paid cost: B bulwark driven, L card lost, D card discarded, S sacrifice, C key unit."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["B", "L", "D", "S", "C"]
+    ref: str
+
+
+class Request(_Line):
+    """Core [5]: a player asks for an action, paying its costs."""
+
+    type: Literal["request"] = "request"
+    request: str = Field(min_length=1, max_length=128)
+    player: PlayerId
+    action: str
+    key_cards: list[CardRef] = Field(default_factory=list)
+    costs: list[Cost] = Field(default_factory=list)
+    targets: list[str] = Field(default_factory=list)
+    choices: dict[str, Any] | None = None
+    speed: Literal["instant", "normal"] | None = None
+    timing: Literal["main", "quick"] | None = None
+
+
+class Pass(_Line):
+    """Core [11]: the chance holder declines to request."""
+
+    type: Literal["pass"] = "pass"
+    player: PlayerId
+
+
+class Trigger(_Line):
+    """Core [6-1]: a request the rules create enters the buffer."""
+
+    type: Literal["trigger"] = "trigger"
+    request: str = Field(min_length=1, max_length=128)
+    action: str
+    source: str
+    controller: PlayerId | None = None
+
+
+class Stage(_Line):
+    """Core [10], [6-10-5], [6-10-7]: a request goes on top of the stage."""
+
+    type: Literal["stage"] = "stage"
+    request: str
+
+
+class Discard(_Line):
+    """Core [6-10-6]: a main-timing triggered normal request met a non-empty stage."""
+
+    type: Literal["discard"] = "discard"
+    request: str
+    reason: str | None = None
+
+
+class Effect(BaseModel):
+    """One primitive effect of a resolution (``op`` plus its operands)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    op: str
+
+
+class Resolve(_Line):
+    """Core [8], [15], [6-5-3]: the table carries out a request."""
+
+    type: Literal["resolve"] = "resolve"
+    request: str
+    result: Literal["resolved", "fizzled"]
+    choices: dict[str, Any] | None = None
+    effects: list[Effect] | None = None
+
+
+class Roll(_Line):
+    """A die roll."""
+
+    type: Literal["roll"] = "roll"
+    player: PlayerId
+    sides: int = Field(ge=2)
+    result: int = Field(ge=1)
+
+
+class GameEnded(_Line):
+    """Core [9]: the game is decided."""
+
+    type: Literal["game_ended"] = "game_ended"
+    result: Literal["win", "draw"]
+    winner: PlayerId | None = None
+    reason: str | None = None
+
+
+LogLine = Annotated[
+    MatchStarted
+    | GameStarted
+    | TurnStarted
+    | ChanceMoved
+    | Request
+    | Pass
+    | Trigger
+    | Stage
+    | Discard
+    | Resolve
+    | Roll
+    | GameEnded,
+    Field(discriminator="type"),
+]
+
+LINE_ADAPTER: TypeAdapter[LogLine] = TypeAdapter(LogLine)
+
+LINE_TYPES: dict[str, type[_Line]] = {
+    m.model_fields["type"].default: m
+    for m in (
+        MatchStarted,
+        GameStarted,
+        TurnStarted,
+        ChanceMoved,
+        Request,
+        Pass,
+        Trigger,
+        Stage,
+        Discard,
+        Resolve,
+        Roll,
+        GameEnded,
+    )
+}
+
+#: Lines the rule system writes (consequences); the judge derives them when absent.
+DERIVED_TYPES = frozenset({"chance_moved", "trigger", "discard", "turn_started", "game_ended"})
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of one log line (the union of every line type)."""
+    schema = LINE_ADAPTER.json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "coreflow match log line, log_format 1"
+    return schema
