@@ -1,0 +1,758 @@
+"""The core flow: chance, requests, the stage and the buffer, step by step.
+
+A deterministic state machine over match-log lines. :meth:`CoreFlow.feed` takes the next
+line of a log and returns the findings it raises; the flow derives the rule-system lines
+the log leaves out (chance moves, triggers, staging of direct requests, discards, turn
+starts, the game end) and checks those the log contains. Step numbers are those of the
+core rule (seeds/core-rule.rst, 8th edition): [1]..[16], [6-1]..[6-12].
+
+The flow knows nothing of any one game: actions, costs, effects, triggers and the
+win/lose check come from the :class:`~adjudicator.game.GameRules` module of the match.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from adjudicator.findings import Finding, finding
+from adjudicator.game import ActionDef, GameResult, GameRules, TriggerSpec
+from events.models import (
+    ChanceMoved,
+    Discard,
+    GameEnded,
+    GameStarted,
+    LogLine,
+    MatchStarted,
+    Pass,
+    Request,
+    Resolve,
+    Stage,
+    Trigger,
+    TurnStarted,
+)
+
+SYSTEM = "system"
+
+Status = Literal[
+    "instant", "buffer", "stage", "resolved", "fizzled", "negated", "discarded", "dropped"
+]
+
+
+@dataclass(slots=True, eq=False)
+class Req:
+    """One request: a direct request a player made or a triggered one the rules made."""
+
+    id: str
+    action: ActionDef
+    controller: str
+    seq: int
+    triggered: bool
+    key_cards: list[str] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)
+    choices: dict[str, Any] = field(default_factory=dict)
+    source: str | None = None
+    status: Status = "buffer"
+    provisional: bool = False
+    """A triggered request whose id the flow made up; the first line naming it binds it."""
+    staged_in_log: bool = False
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Derived:
+    """A line the rules derive, waiting to be matched with the log or filled in."""
+
+    line: LogLine
+    req: Req | None = None
+
+    def render(self) -> LogLine:
+        if self.req is not None and self.req.id != getattr(self.line, "request", self.req.id):
+            return self.line.model_copy(update={"request": self.req.id})
+        return self.line
+
+
+# Continuations: what the flow does once a trigger check has emptied the buffer.
+AFTER_STAGE_RESOLUTION = "to-turn-player"  # [15] -> [9] -> [6] -> [2]
+AFTER_INSTANT = "same-holder"  # [8] -> [9] -> [6] -> [3]
+AFTER_NORMAL_REQUEST = "after-normal"  # [10] -> [6] -> D4 policy
+RESOLVE_INSTANT = "resolve-instant"  # the request waits for its own resolution
+
+
+class CoreFlow:
+    """The state of one match under the core flow, fed one log line at a time."""
+
+    def __init__(self, header: MatchStarted, rules: GameRules, seq: int = 1) -> None:
+        self.header = header
+        self.rules = rules
+        self.players: tuple[str, ...] = tuple(header.players)
+        self.turn_player: str | None = None
+        self.turn = 0
+        self.chance: str | None = None
+        self.passed: set[str] = set()
+        self.stage: list[Req] = []
+        self.buffer: list[Req] = []
+        self.requests: dict[str, Req] = {}
+        self.once_used: set[tuple[str, str]] = set()
+        self.awaiting_instant: Req | None = None
+        self.continuations: list[str] = []
+        self.result: GameResult | None = None
+        self.recorded_end: GameEnded | None = None
+        self.silenced = False
+        self.started = False
+        self.expected: deque[Derived] = deque()
+        self.complete: list[LogLine | Derived] = [header]
+        self.findings: list[Finding] = []
+        self.next_seq = seq + 1
+        self.last_seq = seq
+        self._auto_id = 0
+
+    # ------------------------------------------------------------------ helpers
+    def report(self, code: str, rule: str, message: str, **kw: Any) -> None:
+        self.findings.append(finding(code, self.last_seq, rule, message, **kw))
+
+    def next_player(self, player: str) -> str:
+        i = self.players.index(player)
+        return self.players[(i + 1) % len(self.players)]
+
+    def turn_order_from_turn_player(self) -> list[str]:
+        """Players in turn order starting from the turn player."""
+        tp = self.turn_player or self.players[0]
+        i = self.players.index(tp)
+        return list(self.players[i:] + self.players[:i])
+
+    def derive(self, line: LogLine, req: Req | None = None) -> None:
+        d = Derived(line, req)
+        self.expected.append(d)
+        self.complete.append(d)
+
+    def move_chance(self, to: str) -> None:
+        """[2], [13], [16]: the chance goes to ``to`` (a player or the rule system)."""
+        self.chance = to
+        self.derive(ChanceMoved(seq=1, to=to))
+
+    def give_chance_to_turn_player(self) -> None:
+        """[2]: the chance goes to the turn player; the pass record is cleared (D5)."""
+        self.passed.clear()
+        if self.turn_player is not None:
+            self.move_chance(self.turn_player)
+
+    def new_request_id(self) -> str:
+        self._auto_id += 1
+        return f"t{self._auto_id}"
+
+    def pending_decisions(self) -> bool:
+        return bool(self.buffer) or self.awaiting_instant is not None
+
+    # ------------------------------------------------------------------ feeding
+    def feed(self, line: LogLine) -> list[Finding]:
+        """Take the next log line; return the findings it raised."""
+        start = len(self.findings)
+        self.last_seq = line.seq
+        if line.seq != self.next_seq:
+            self.report(
+                "log.seq-gap", "log", "The line numbers are not consecutive.",
+                expected=self.next_seq, actual=line.seq,
+            )
+        self.next_seq = line.seq + 1
+        if self.recorded_end is not None:
+            self.complete.append(line)
+            self.report("log.after-game-end", "core[9]",
+                        "Nothing may happen after the recorded end of the game.")
+            return self.findings[start:]
+        if self.silenced:
+            self.complete.append(line)
+            return self.findings[start:]
+        if self._match_derived(line):
+            return self.findings[start:]
+        # A decision line: whatever the log left out before it is taken as done.
+        self.expected.clear()
+        if self.result is not None and not isinstance(line, GameEnded):
+            self.complete.append(line)
+            self.report(
+                "order.win-check-missed", "core[9]",
+                f"The game was already over ({self._result_text()}); play went on.",
+                expected="game_ended", actual=line.type,
+            )
+            self.silenced = True
+            return self.findings[start:]
+        self.complete.append(line)
+        if isinstance(line, GameStarted):
+            self._on_game_started(line)
+        elif not self.started:
+            self.report("log.unknown-ref", "core[1]", "The game has not started yet.",
+                        expected="game_started", actual=line.type)
+        elif isinstance(line, Request):
+            self._on_request(line)
+        elif isinstance(line, Pass):
+            self._on_pass(line)
+        elif isinstance(line, Resolve):
+            self._on_resolve(line)
+        elif isinstance(line, Stage):
+            self._on_stage(line)
+        elif isinstance(line, Trigger):
+            self._on_spurious_trigger(line)
+        elif isinstance(line, GameEnded):
+            self._on_game_ended(line)
+        elif isinstance(line, MatchStarted):
+            self.report("log.malformed", "log", "match_started may only be line 1.")
+        # roll: recorded, no rule of the core flow reads it.
+        return self.findings[start:]
+
+    def finish(self) -> None:
+        """The log ended: fill in what it left out (an unfinished game is no finding)."""
+        self.expected.clear()
+
+    def _result_text(self) -> str:
+        r = self.result
+        if r is None:
+            return "undecided"
+        return f"{r.winner} wins by {r.reason}" if r.result == "win" else f"draw ({r.reason})"
+
+    # ------------------------------------------------------------------ derived lines
+    def _match_derived(self, line: LogLine) -> bool:
+        """Match a rule-system line of the log with what the flow derived."""
+        kind = line.type
+        if kind not in ("chance_moved", "trigger", "discard", "turn_started", "game_ended",
+                        "stage"):
+            return False
+        for i, d in enumerate(self.expected):
+            if self._same(d, line):
+                for _ in range(i + 1):
+                    self.expected.popleft()
+                # The log's own line replaces the derived one in the complete log.
+                pos = self.complete.index(d)
+                self.complete[pos] = line
+                if isinstance(line, Trigger) and d.req is not None:
+                    self._bind(d.req, line.request)
+                    if line.controller is not None and line.controller != d.req.controller:
+                        self.report(
+                            "order.trigger-spurious", "core[6-1]",
+                            "The triggered request's controller is wrong.",
+                            expected=d.req.controller, actual=line.controller,
+                        )
+                if isinstance(line, Stage) and d.req is not None:
+                    d.req.staged_in_log = True
+                return True
+        if kind == "stage":
+            return False  # a decision: the player's chosen order
+        # A rule-system line the rules did not derive here.
+        self.complete.append(line)
+        if isinstance(line, ChanceMoved):
+            want = next((d.line for d in self.expected if isinstance(d.line, ChanceMoved)), None)
+            expected_to = want.to if isinstance(want, ChanceMoved) else self.chance
+            self.report(
+                "timing.chance-wrong-player", "core[2]",
+                "The chance went to the wrong holder.", expected=expected_to, actual=line.to,
+            )
+            self.expected = deque(d for d in self.expected if not isinstance(d.line, ChanceMoved))
+            if line.to != SYSTEM and line.to not in self.players:
+                self.report("log.unknown-ref", "log", f"No player {line.to!r}.")
+            else:
+                self.chance = line.to
+        elif isinstance(line, Trigger):
+            self._on_spurious_trigger(line, appended=True)
+        elif isinstance(line, Discard):
+            self._on_discard(line)
+        elif isinstance(line, TurnStarted):
+            self.report(
+                "legality.effect-mismatch", "core[15]",
+                "No turn starts here under the rules.",
+                expected=f"turn {self.turn} of {self.turn_player}",
+                actual=f"turn {line.turn} of {line.player}",
+            )
+        elif isinstance(line, GameEnded):
+            self.complete.pop()
+            self.expected.clear()
+            self.complete.append(line)
+            self._on_game_ended(line)
+        return True
+
+    def _same(self, d: Derived, line: LogLine) -> bool:
+        want = d.line
+        if want.type != line.type:
+            return False
+        if isinstance(want, ChanceMoved) and isinstance(line, ChanceMoved):
+            return want.to == line.to
+        if isinstance(want, TurnStarted) and isinstance(line, TurnStarted):
+            return want.player == line.player and want.turn == line.turn
+        if isinstance(want, Trigger) and isinstance(line, Trigger):
+            req = d.req
+            if req is None or want.action != line.action:
+                return False
+            if req.provisional:
+                return line.request not in self.requests or self.requests[line.request] is req
+            return req.id == line.request
+        if isinstance(want, Stage | Discard) and isinstance(line, Stage | Discard):
+            return d.req is not None and d.req.id == line.request
+        if isinstance(want, GameEnded) and isinstance(line, GameEnded):
+            return (want.result, want.winner) == (line.result, line.winner)
+        return False
+
+    def _bind(self, req: Req, rid: str) -> None:
+        """Give a provisional triggered request the id the log uses for it."""
+        if not req.provisional or req.id == rid:
+            req.provisional = False
+            return
+        self.requests.pop(req.id, None)
+        req.id = rid
+        req.provisional = False
+        self.requests[rid] = req
+
+    # ------------------------------------------------------------------ [1] game start
+    def _on_game_started(self, line: GameStarted) -> None:
+        if self.started:
+            self.report("log.malformed", "core[1]", "The game has already started.")
+            return
+        if line.first_player not in self.players:
+            self.report("log.unknown-ref", "core[1]", f"No player {line.first_player!r}.",
+                        actual=line.first_player)
+            return
+        self.started = True
+        self.turn_player = line.first_player
+        self.turn = 1
+        self.rules.start_game(self, self.header, line)
+        self.derive(TurnStarted(seq=1, player=line.first_player, turn=1))
+        self.give_chance_to_turn_player()
+
+    # ------------------------------------------------------------------ trigger check [6]
+    def add_triggers(self, specs: list[TriggerSpec]) -> None:
+        """[6-1]: every triggered request goes into the buffer."""
+        for spec in specs:
+            action = self.rules.action(spec.action)
+            if action is None:
+                continue
+            req = Req(
+                id=self.new_request_id(), action=action, controller=spec.controller,
+                seq=self.last_seq, triggered=True, source=spec.source, status="buffer",
+                provisional=True,
+            )
+            self.requests[req.id] = req
+            self.buffer.append(req)
+            self.derive(
+                Trigger(seq=1, request=req.id, action=spec.action, source=spec.source,
+                        controller=spec.controller),
+                req,
+            )
+
+    def trigger_class(self) -> list[Req]:
+        """The buffered requests that may be handled next ([6-3]..[6-12]).
+
+        Instants before normals; player by player from the turn player; within a
+        player, main timing before quick timing.
+        """
+        for speed in ("instant", "normal"):
+            of_speed = [r for r in self.buffer if r.action.speed == speed]
+            if not of_speed:
+                continue
+            for player in self.turn_order_from_turn_player():
+                mine = [r for r in of_speed if r.controller == player]
+                if not mine:
+                    continue
+                main = [r for r in mine if r.action.timing == "main"]
+                return main or mine
+            return of_speed
+        return []
+
+    def run_trigger_check(self) -> None:
+        """Handle the buffer as far as the rules decide alone, then continue the flow."""
+        while self.buffer:
+            cls = self.trigger_class()
+            if cls[0].action.speed == "instant" or len(cls) > 1:
+                return  # a decision: the log names which one resolves or is staged
+            self._place_normal_trigger(cls[0], derived=True)
+        self._continue()
+
+    def _place_normal_trigger(self, req: Req, derived: bool) -> None:
+        """[6-10-4]..[6-10-7]: quick -> stage; main -> stage only if the stage is empty."""
+        self.buffer.remove(req)
+        if req.action.timing == "main" and self.stage:
+            req.status = "discarded"
+            if derived:
+                self.derive(Discard(seq=1, request=req.id, reason="stage not empty"), req)
+            return
+        req.status = "stage"
+        self.stage.append(req)
+        if derived:
+            self.derive(Stage(seq=1, request=req.id), req)
+
+    def _continue(self) -> None:
+        """The buffer is empty: carry on where the flow was before the trigger check."""
+        while self.continuations and not self.buffer and self.result is None:
+            step = self.continuations.pop()
+            if step == AFTER_STAGE_RESOLUTION:
+                self.give_chance_to_turn_player()
+            elif step == AFTER_INSTANT:
+                pass  # [3]: the chance stays where it was
+            elif step == RESOLVE_INSTANT:
+                return  # the instant request now waits for its resolve line
+            elif step == AFTER_NORMAL_REQUEST:
+                self._after_normal_request()
+
+    def _after_normal_request(self) -> None:
+        """D4: by edition, the requester keeps the chance or passes automatically."""
+        if self.rules.policy.requester_keeps_chance or self.chance in (None, SYSTEM):
+            return
+        self._record_pass(self.chance)
+
+    def _miss_pending(self, why: str) -> None:
+        """The log went on as if the pending requests never happened ([6], bp4.5.2)."""
+        if self.awaiting_instant is not None:
+            req = self.awaiting_instant
+            self.awaiting_instant = None
+            self.report("order.trigger-missed", "core[8]",
+                        f"{req.action.name} ({req.id}) was never resolved; {why}.",
+                        expected=f"resolve {req.id}")
+            req.status = "dropped"
+        while self.buffer:
+            cls = self.trigger_class()
+            req = cls[0]
+            if req.action.speed == "normal":
+                if len(cls) > 1:
+                    self.report("log.choice-missing", "core[6-10]",
+                                "The order of the triggered requests is not recorded; "
+                                "buffer order is assumed.", severity="warning")
+                self._place_normal_trigger(req, derived=True)
+                continue
+            self.buffer.remove(req)
+            req.status = "dropped"
+            self.report(
+                "order.trigger-missed", "core[6-3]",
+                f"The triggered {req.action.name} ({req.id}) was never resolved; {why}.",
+                expected=f"resolve {req.id}",
+            )
+        self._continue()
+
+    def _stage_is_only_unplayed_triggers(self) -> bool:
+        return bool(self.stage) and all(
+            r.triggered and not r.staged_in_log and r.data.get("touched") is None
+            for r in self.stage
+        )
+
+    def _drop_unplayed_stage(self, why: str) -> None:
+        for req in list(self.stage):
+            self.stage.remove(req)
+            req.status = "dropped"
+            self.report(
+                "order.trigger-missed", "core[6-10-5]",
+                f"The triggered {req.action.name} ({req.id}) was never resolved; {why}.",
+                expected=f"resolve {req.id}",
+            )
+        self.give_chance_to_turn_player()
+
+    # ------------------------------------------------------------------ [3]..[10] requests
+    def _on_request(self, line: Request) -> None:
+        if self.pending_decisions():
+            self._miss_pending("play went on with a new request")
+        player = line.player
+        if player not in self.players:
+            self.report("log.unknown-ref", "log", f"No player {player!r}.", actual=player)
+            return
+        if line.request in self.requests:
+            self.report("log.malformed", "log",
+                        f"Request id {line.request!r} is already used in this match.")
+            return
+        action = self.rules.action(line.action)
+        if action is None:
+            self.report("legality.unknown-action", "bp4.5",
+                        f"{line.action!r} is not an action of this format.",
+                        actual=line.action)
+            return
+        if not action.direct:
+            self.report("timing.not-directly-actionable", "bp4.5.3.3",
+                        f"Players cannot request {action.name} directly; the rules start it.",
+                        actual=line.action)
+            return
+        if (
+            action.timing == "main"
+            and player == self.turn_player
+            and self._stage_is_only_unplayed_triggers()
+        ):
+            self._drop_unplayed_stage("play went on with a main-timing request")
+        self.check_request_timing(line, action, report=True)
+        self.findings.extend(self.rules.request_findings(self, line, action))
+        # [4] clear the pass record, [5] make the request and pay its costs.
+        self.passed.clear()
+        self.chance = player
+        req = Req(
+            id=line.request, action=action, controller=player, seq=line.seq, triggered=False,
+            key_cards=list(line.key_cards), targets=list(line.targets),
+            choices=dict(line.choices or {}), status="instant",
+        )
+        self.requests[req.id] = req
+        if action.once_per_turn:
+            self.once_used.add((player, action.id))
+        cost_triggers = self.rules.pay_costs(self, req, line)
+        if action.speed == "instant":
+            # [7] instant -> [8] resolve: the resolve line follows.
+            self.awaiting_instant = req
+            self.continuations.append(AFTER_INSTANT)
+            if self.rules.policy.resolve_before_cost_triggers:
+                req.data["cost_triggers"] = cost_triggers
+            else:
+                self.continuations.append(RESOLVE_INSTANT)
+                self.add_triggers(cost_triggers)
+                self.run_trigger_check()
+            return
+        # [6] trigger check, [10] add to the stage, [6], then D4.
+        self.add_triggers(cost_triggers)
+        req.status = "stage"
+        self.stage.append(req)
+        self.derive(Stage(seq=1, request=req.id), req)
+        self.continuations.append(AFTER_NORMAL_REQUEST)
+        self.run_trigger_check()
+
+    def check_request_timing(self, line: Request, action: ActionDef, report: bool) -> list[str]:
+        """Chance, timing and once-per-turn of a direct request; codes of what it breaks."""
+        broken: list[tuple[str, str, str, Any, Any]] = []
+        player = line.player
+        if self.chance != player:
+            broken.append(("timing.no-chance", "core[3]",
+                           f"{player} requested {action.name} without holding the chance.",
+                           self.chance, player))
+        if action.timing == "main":
+            if player != self.turn_player:
+                broken.append(("timing.main-not-turn-player", "core[3]",
+                               f"{action.name} has main timing: only the turn player may "
+                               "request it.", self.turn_player, player))
+            if self.stage:
+                broken.append(("timing.main-stage-not-empty", "core[3]",
+                               f"{action.name} has main timing: the stage must be empty.",
+                               "empty stage", [r.id for r in self.stage]))
+        if action.once_per_turn and (player, action.id) in self.once_used:
+            broken.append(("timing.once-per-turn", "bp4.5.3.2",
+                           f"{action.name} may be requested once per turn.",
+                           "once this turn", "twice"))
+        if report:
+            for code, rule, msg, exp, act in broken:
+                self.report(code, rule, msg, expected=exp, actual=act)
+        return [b[0] for b in broken]
+
+    # ------------------------------------------------------------------ [11]..[16] passes
+    def _on_pass(self, line: Pass) -> None:
+        if self.pending_decisions():
+            self._miss_pending("play went on with a pass")
+        if line.player not in self.players:
+            self.report("log.unknown-ref", "log", f"No player {line.player!r}.")
+            return
+        if self.chance != line.player:
+            self.report("timing.no-chance", "core[11]",
+                        f"{line.player} passed without holding the chance.",
+                        expected=self.chance, actual=line.player)
+            return
+        for r in self.stage:
+            r.data["touched"] = True
+        self._record_pass(line.player)
+
+    def _record_pass(self, player: str) -> None:
+        """[11] record the pass, [12] all passed? -> [13]/[16]."""
+        self.passed.add(player)
+        if len(self.passed) < len(self.players):
+            self.move_chance(self.next_player(player))  # [16]
+            return
+        self.move_chance(SYSTEM)  # [13]
+        if not self.stage:  # [14] -> [2] (D3)
+            self.give_chance_to_turn_player()
+
+    # ------------------------------------------------------------------ [8], [15] resolution
+    def _lookup(self, rid: str) -> Req | None:
+        req = self.requests.get(rid)
+        if req is not None:
+            return req
+        # A sparse log names a triggered request it never wrote a trigger line for.
+        candidates = [r for r in self.trigger_class() if r.provisional] or [
+            r for r in self.stage if r.provisional
+        ]
+        if len(candidates) == 1:
+            self._bind(candidates[0], rid)
+            return candidates[0]
+        return None
+
+    def _on_stage(self, line: Stage) -> None:
+        req = self._lookup(line.request)
+        if req is None:
+            self.report("log.unknown-ref", "core[10]", f"No request {line.request!r}.")
+            return
+        if req.status != "buffer":
+            self.report("log.unknown-ref", "core[10]",
+                        f"{req.id} is not waiting in the buffer.", actual=req.status)
+            return
+        self._check_trigger_order(req)
+        if req.action.speed == "instant":
+            self.report("legality.effect-mismatch", "core[7]",
+                        "An instant request is never staged; it resolves at once.")
+        elif req.action.timing == "main" and self.stage:
+            self.report("order.main-trigger-not-discarded", "core[6-10-6]",
+                        f"{req.action.name} has main timing and the stage was not empty: "
+                        "it should have been discarded.", expected="discard", actual="stage")
+        self.buffer.remove(req)
+        req.status = "stage"
+        req.staged_in_log = True
+        self.stage.append(req)
+        self.run_trigger_check()
+
+    def _on_discard(self, line: Discard) -> None:
+        req = self._lookup(line.request)
+        if req is None or req.status != "buffer":
+            self.report("log.unknown-ref", "core[6-10-6]",
+                        f"{line.request} is not waiting in the buffer.")
+            return
+        self._check_trigger_order(req)
+        if not (req.action.speed == "normal" and req.action.timing == "main" and self.stage):
+            self.report("order.trigger-wrongly-discarded", "core[6-10-6]",
+                        f"{req.action.name} should have been placed, not discarded.",
+                        expected="stage", actual="discard")
+        self.buffer.remove(req)
+        req.status = "discarded"
+        self.run_trigger_check()
+
+    def _check_trigger_order(self, req: Req) -> None:
+        cls = self.trigger_class()
+        if req in cls:
+            return
+        if req.action.speed == "normal" and any(r.action.speed == "instant" for r in self.buffer):
+            self.report("order.trigger-instant-before-normal", "core[6-3]",
+                        f"{req.action.name} ({req.id}) was handled while triggered instant "
+                        "requests still waited in the buffer.",
+                        expected=[r.id for r in cls], actual=req.id)
+        elif cls and req.controller != cls[0].controller:
+            self.report("order.trigger-turn-order", "core[6-3]",
+                        f"{req.controller}'s triggered request was handled before "
+                        f"{cls[0].controller}'s; the turn player's come first.",
+                        expected=[r.id for r in cls], actual=req.id)
+        else:
+            self.report("order.trigger-main-before-quick", "core[6-5]",
+                        "A quick-timing triggered request was handled before the same "
+                        "player's main-timing ones.",
+                        expected=[r.id for r in cls], actual=req.id)
+
+    def _on_resolve(self, line: Resolve) -> None:
+        req = self._lookup(line.request)
+        if req is None:
+            if self.pending_decisions():
+                self._miss_pending("play went on with another resolution")
+            self.report("log.unknown-ref", "log", f"No request {line.request!r}.",
+                        actual=line.request)
+            return
+        if req is self.awaiting_instant:
+            self.awaiting_instant = None
+            self._resolve(req, line)
+            if self.rules.policy.resolve_before_cost_triggers:
+                self.add_triggers(req.data.pop("cost_triggers", []))
+            self.run_trigger_check()
+            return
+        if req.status == "buffer":
+            self._check_trigger_order(req)
+            self.buffer.remove(req)
+            if req.action.speed == "normal":
+                self.report("timing.resolved-before-all-passed", "core[12]",
+                            f"{req.action.name} is a normal request: it is staged and resolves "
+                            "only after every player passed.")
+            self._resolve(req, line)
+            self.run_trigger_check()
+            return
+        if req.status == "stage":
+            if self.pending_decisions():
+                self._miss_pending("play went on with a resolution")
+            if self.chance != SYSTEM:
+                self.report(
+                    "timing.resolved-before-all-passed", "core[12]",
+                    f"{req.action.name} ({req.id}) was resolved before every player passed.",
+                    expected=sorted(self.players), actual=sorted(self.passed),
+                )
+            if self.stage and self.stage[-1] is not req:
+                self.report(
+                    "order.stage-not-lifo", "core[15]",
+                    f"{req.id} was resolved while {self.stage[-1].id}, staged later, was "
+                    "still on the stage.", expected=self.stage[-1].id, actual=req.id,
+                )
+            self.stage.remove(req)
+            self.chance = SYSTEM
+            self.continuations.append(AFTER_STAGE_RESOLUTION)
+            self._resolve(req, line)
+            self.run_trigger_check()
+            return
+        if self.pending_decisions():
+            self._miss_pending("play went on with another resolution")
+        self.report("log.unknown-ref", "core[15]",
+                    f"{req.id} is not waiting to resolve (it was {req.status}).",
+                    actual=req.status)
+
+    def _resolve(self, req: Req, line: Resolve) -> None:
+        """[8]/[15] carry out the request, then [9] the win/lose check."""
+        res = self.rules.resolve(self, req, line)
+        self.findings.extend(res.findings)
+        if req.status not in ("negated",):
+            req.status = "fizzled" if line.result == "fizzled" else "resolved"
+        # [9] win/lose check.
+        result = self.rules.win_check(self)
+        if result is not None:
+            self.result = result
+            self.derive(GameEnded(seq=1, result=result.result, winner=result.winner,
+                                  reason=result.reason))
+            self.buffer.clear()
+            self.continuations.clear()
+            return
+        self.add_triggers(res.triggers)
+
+    def negate(self, rid: str) -> Req | None:
+        """Remove a request from the stage without resolving it."""
+        req = self.requests.get(rid)
+        if req is None or req not in self.stage:
+            return None
+        self.stage.remove(req)
+        req.status = "negated"
+        return req
+
+    def start_turn(self, player: str) -> None:
+        """A turn-ending effect hands the turn over."""
+        self.turn_player = player
+        self.turn += 1
+        self.once_used.clear()
+        self.derive(TurnStarted(seq=1, player=player, turn=self.turn))
+
+    # ------------------------------------------------------------------ spurious lines
+    def _on_spurious_trigger(self, line: Trigger, appended: bool = False) -> None:
+        if not appended:
+            pass  # already in self.complete
+        self.report("order.trigger-spurious", "core[6-1]",
+                    f"No trigger condition of {line.action} held here.", actual=line.action)
+        action = self.rules.action(line.action)
+        if action is None or line.request in self.requests:
+            return
+        req = Req(id=line.request, action=action,
+                  controller=line.controller or (self.turn_player or self.players[0]),
+                  seq=line.seq, triggered=True, source=line.source, status="buffer")
+        self.requests[req.id] = req
+        self.buffer.append(req)
+
+    def _on_game_ended(self, line: GameEnded) -> None:
+        self.recorded_end = line
+        if self.result is None:
+            if line.reason == "concession" and line.result == "win":
+                self.result = GameResult("win", line.winner, "concession")
+                return
+            self.report("legality.result-mismatch", "core[9]",
+                        "The rules give no result at this point.", expected=None,
+                        actual={"result": line.result, "winner": line.winner,
+                                "reason": line.reason})
+            return
+        r = self.result
+        if (line.result, line.winner) != (r.result, r.winner) or (
+            line.reason is not None and line.reason != r.reason
+        ):
+            self.report("legality.result-mismatch", "core[9]",
+                        "The recorded result differs from the rules' result.",
+                        expected=r.as_dict(),
+                        actual={"result": line.result, "winner": line.winner,
+                                "reason": line.reason})
+
+    # ------------------------------------------------------------------ output
+    def complete_log(self) -> list[LogLine]:
+        """Every line, derived ones filled in, renumbered 1..N."""
+        out: list[LogLine] = []
+        for item in self.complete:
+            line = item.render() if isinstance(item, Derived) else item
+            out.append(line.model_copy(update={"seq": len(out) + 1, "hash": None}))
+        return out

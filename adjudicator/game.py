@@ -1,0 +1,108 @@
+"""What the core flow asks of a game: its actions, its policies and its rules module.
+
+The core flow (:mod:`adjudicator.flow`) knows turns, the chance, requests, the stage and
+the buffer. Everything else (what an action costs and does, who triggers what, who has
+won) comes through the :class:`GameRules` interface that each game implements.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from adjudicator.findings import Finding
+    from adjudicator.flow import CoreFlow, Req
+    from events.models import GameStarted, MatchStarted, Request, Resolve
+
+Speed = Literal["instant", "normal"]
+Timing = Literal["main", "quick"]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionDef:
+    """An action definition: the parts the core flow reads; the rest is the game's."""
+
+    id: str
+    name: str
+    speed: Speed
+    timing: Timing
+    direct: bool
+    once_per_turn: bool = False
+    data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def cannot_be_requested_directly(self) -> bool:
+        """bp4.5.3.3: players never request it; the rules start it."""
+        return not self.direct
+
+
+@dataclass(frozen=True, slots=True)
+class FlowPolicy:
+    """Edition policies of the core flow (spec decisions D4 and the cost-trigger order)."""
+
+    requester_keeps_chance: bool
+    """D4: after a normal request is staged, the requester keeps the chance (True) or an
+    automatic pass follows and the chance moves on (False)."""
+    resolve_before_cost_triggers: bool
+    """True: an instant request resolves before the instants its costs triggered."""
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerSpec:
+    """A trigger condition that held: the rules ask the flow to create this request."""
+
+    action: str
+    source: str
+    controller: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    result: Literal["win", "draw"]
+    winner: str | None
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"result": self.result}
+        if self.winner is not None:
+            out["winner"] = self.winner
+        out["reason"] = self.reason
+        return out
+
+
+@dataclass(slots=True)
+class Resolution:
+    """What the rules say one resolution does, and what the log's claims changed."""
+
+    result: Literal["resolved", "fizzled"]
+    effects: list[dict[str, Any]]
+    findings: list[Finding] = field(default_factory=list)
+    triggers: list[TriggerSpec] = field(default_factory=list)
+
+
+class GameRules(Protocol):
+    """A game's rules module for one edition and format."""
+
+    policy: FlowPolicy
+    edition: str
+
+    def action(self, action_id: str) -> ActionDef | None: ...
+
+    def start_game(self, flow: CoreFlow, header: MatchStarted, line: GameStarted) -> None: ...
+
+    def request_findings(self, flow: CoreFlow, line: Request, action: ActionDef) -> list[Finding]:
+        """Key cards, costs, targets and choices of a request; never mutates."""
+        ...
+
+    def pay_costs(self, flow: CoreFlow, req: Req, line: Request) -> list[TriggerSpec]: ...
+
+    def resolve(self, flow: CoreFlow, req: Req, line: Resolve) -> Resolution:
+        """Carry out a request as the log records it; report where it departs."""
+        ...
+
+    def win_check(self, flow: CoreFlow) -> GameResult | None: ...
+
+    def board(self, flow: CoreFlow) -> dict[str, Any]: ...
+
+    def notes(self) -> list[str]: ...

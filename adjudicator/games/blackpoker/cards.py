@@ -1,0 +1,44 @@
+"""Playing cards as BlackPoker reads them: suit, rank (A=1 .. K=13), Joker = 0."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+SUITS = frozenset("SHDC")
+UNKNOWN = "?"
+
+
+class Card(NamedTuple):
+    suit: str | None  # None for a Joker or an unknown face
+    rank: int | None  # 0 for a Joker, None for an unknown face
+
+    @property
+    def known(self) -> bool:
+        return self.rank is not None
+
+    @property
+    def joker(self) -> bool:
+        return self.rank == 0
+
+
+@lru_cache(maxsize=256)
+def parse_card(code: str) -> Card | None:
+    """``S1`` = ♠A, ``H12`` = ♥Q, ``JK``/``JK1``/``JK2`` = Joker, ``?`` = unknown face."""
+    if code == UNKNOWN:
+        return Card(None, None)
+    if code in ("JK", "JK1", "JK2"):
+        return Card(None, 0)
+    if len(code) >= 2 and code[0] in SUITS and code[1:].isdigit():
+        rank = int(code[1:])
+        if 1 <= rank <= 13:
+            return Card(code[0], rank)
+    return None
+
+
+def split_ref(ref: str) -> tuple[str, str] | None:
+    """``bob:H7`` -> ``("bob", "H7")``; None when it is not a card reference."""
+    owner, sep, card = ref.partition(":")
+    if not sep or not owner or not card:
+        return None
+    return owner, card

@@ -1,0 +1,129 @@
+"""The judge: reads a match log line by line against the core flow and reports findings.
+
+One engine, several uses: the judge, ``normalize``, the recorder and the board projection
+all drive :class:`~adjudicator.flow.CoreFlow`; none of them re-implements a rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from adjudicator.findings import Finding, finding
+from adjudicator.flow import CoreFlow
+from adjudicator.game import GameRules
+from adjudicator.games.blackpoker.rules import BlackPokerRules, UnsupportedRules
+from events.models import LogLine, MatchStarted
+from events.reader import LineError, read_log
+
+
+class JudgeInputError(Exception):
+    """The log cannot be judged at all (exit status 2): names the line and field."""
+
+    def __init__(self, line: int, field: str, message: str) -> None:
+        super().__init__(f"line {line}: field {field!r}: {message}")
+        self.line = line
+        self.field = field
+
+
+def rules_for(header: MatchStarted) -> GameRules:
+    """The rules module of the header's game, edition and format."""
+    game, _, edition = header.rules.partition("/")
+    if game != header.game:
+        raise UnsupportedRules(f"rules {header.rules!r} do not belong to game {header.game!r}")
+    if header.game == "blackpoker":
+        return BlackPokerRules(edition, header.format)
+    raise UnsupportedRules(f"game {header.game!r} is not supported yet")
+
+
+@dataclass(slots=True)
+class Report:
+    """The judge's report on one log (the JSON report of docs/findings.md)."""
+
+    match_id: str
+    rules: str
+    events: int
+    findings: list[Finding]
+    result: dict[str, Any] | None
+    notes: list[str] = field(default_factory=list)
+    flow: CoreFlow | None = None
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "match_id": self.match_id,
+            "rules": self.rules,
+            "events": self.events,
+            "findings": [f.as_dict() for f in self.findings],
+            "result": self.result,
+        }
+        if self.notes:
+            out["notes"] = self.notes
+        return out
+
+
+def start_flow(first: LogLine | LineError, line_no: int = 1) -> CoreFlow:
+    """Open a match from its first line; raise :class:`JudgeInputError` if impossible."""
+    if isinstance(first, LineError):
+        raise JudgeInputError(first.line, first.field, first.message)
+    if not isinstance(first, MatchStarted):
+        raise JudgeInputError(line_no, "type", "line 1 must be match_started")
+    try:
+        rules = rules_for(first)
+    except UnsupportedRules as exc:
+        field_name = "format" if "format" in str(exc) and "edition" not in str(exc) else "rules"
+        if "game" in str(exc) and "edition" not in str(exc):
+            field_name = "game"
+        raise JudgeInputError(line_no, field_name, str(exc)) from exc
+    flow = CoreFlow(first, rules, seq=first.seq)
+    if first.seq != 1:
+        flow.findings.append(finding("log.seq-gap", first.seq, "log", "Line 1 must have seq 1.",
+                                     expected=1, actual=first.seq))
+    return flow
+
+
+def judge_lines(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
+    """Judge a parsed log; malformed lines become ``log.malformed`` findings."""
+    it = iter(items)
+    try:
+        no, first = next(it)
+    except StopIteration:
+        raise JudgeInputError(1, "(line)", "the log is empty") from None
+    flow = start_flow(first, no)
+    count = 1
+    for no, item in it:
+        count += 1
+        if isinstance(item, LineError):
+            flow.findings.append(finding(
+                "log.malformed", flow.last_seq + 1 if flow.last_seq else no, "log",
+                f"Line {no}: field {item.field!r}: {item.message}",
+                actual={"line": no, "field": item.field},
+            ))
+            flow.next_seq += 1
+            continue
+        flow.feed(item)
+    flow.finish()
+    header = flow.header
+    flow.findings.sort(key=lambda f: f.seq)
+    return Report(
+        match_id=header.match_id, rules=header.rules, events=count,
+        findings=flow.findings,
+        result=flow.result.as_dict() if flow.result else None,
+        notes=flow.rules.notes(), flow=flow,
+    )
+
+
+def judge_file(path: Path) -> Report:
+    return judge_lines(read_log(path))
+
+
+def normalize_lines(items: Iterable[tuple[int, LogLine | LineError]]) -> list[LogLine]:
+    """The complete log: every derived line filled in, renumbered."""
+    report = judge_lines(items)
+    assert report.flow is not None
+    return report.flow.complete_log()
