@@ -1,0 +1,583 @@
+"""The event store: every match log kept as the event-sourced record of its match.
+
+A *match record* (:class:`MatchRecord`) is the aggregate of one match. Its domain events
+are the lines of the match log, one *recorded line* (:class:`RecordedLine`) per log line
+and nothing else: every request, pass, chance move, trigger, staging, discard and
+resolution is appended, none is ever updated in place. The record's version is the
+``seq`` of its last line, so version 1 is the ``match_started`` line that creates it.
+
+The payload of a recorded line is the very pydantic model of :mod:`events.models`, so
+the log and the store share one vocabulary. :class:`PydanticMapper` turns recorded lines
+into eventsourcing ``StoredEvent`` rows with ``model_dump`` and back with
+``model_validate``; :class:`JSONTranscoder` only turns the dumped dict into compact
+JSON bytes.
+
+:class:`MatchRecorder` is the eventsourcing application that records, extends and reads
+match records; :func:`open_recorder` opens one on SQLite (default ``./coreflow.db``) or
+PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any, ClassVar, cast
+from urllib.parse import parse_qs, unquote, urlsplit
+from uuid import UUID, uuid5
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.domain import DomainEventProtocol, EventSourcingError
+from eventsourcing.persistence import (
+    Mapper,
+    RecordConflictError,
+    StoredEvent,
+    Transcoder,
+)
+from eventsourcing.utils import get_topic, resolve_topic
+from pydantic import BaseModel, ConfigDict, Field
+
+from events.models import (
+    LINE_TYPES,
+    ChanceMoved,
+    Discard,
+    GameEnded,
+    GameStarted,
+    LogLine,
+    MatchStarted,
+    Pass,
+    Request,
+    Resolve,
+    Roll,
+    Stage,
+    Trigger,
+    TurnStarted,
+)
+from events.reader import LineError, dump_line, iter_lines
+
+#: Namespace of match-record ids: ``uuid5(NAMESPACE_URL, "urn:coreflow:match-record")``.
+MATCH_NAMESPACE = UUID("1e7c5292-7b69-596e-abc8-49afe25dd6a8")
+
+#: Where the store lives when neither an argument nor ``COREFLOW_STORE`` says.
+DEFAULT_STORE = "./coreflow.db"
+STORE_ENV_VAR = "COREFLOW_STORE"
+
+
+def match_record_id(match_id: str) -> UUID:
+    """The id of a match's record: the same match id always gives the same UUID."""
+    return uuid5(MATCH_NAMESPACE, match_id)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class StoreError(Exception):
+    """Anything the event store refuses or cannot do."""
+
+
+class StoreUnavailable(StoreError):
+    """The store could not be opened or reached."""
+
+
+class MatchNotFound(StoreError):
+    """No match record exists for this match id."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(f"match {match_id!r} is not recorded in the store")
+        self.match_id = match_id
+
+
+class LogRejected(StoreError):
+    """The lines do not form (the start of) a match log the store can record."""
+
+
+class AppendRejected(LogRejected):
+    """The lines do not continue the match record (wrong ``seq``, a second start...)."""
+
+
+class RecordConflict(StoreError):
+    """Another writer saved the same record versions first; nothing of ours was written."""
+
+    def __init__(self, match_id: str, message: str | None = None) -> None:
+        super().__init__(
+            message
+            or f"match {match_id!r}: another writer recorded lines at the same seq first; "
+            "nothing was written, reload the match and try again"
+        )
+        self.match_id = match_id
+
+
+class MatchAlreadyRecorded(RecordConflict):
+    """The match is already in the store; a complete log can be recorded only once."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(
+            match_id,
+            f"match {match_id!r} is already recorded; nothing was written "
+            "(use append to add lines to it)",
+        )
+
+
+# ------------------------------------------------------------------- domain events
+
+
+class RecordedLine(BaseModel):
+    """A recorded line: one log line as a domain event of its match record.
+
+    ``originator_version`` equals ``line.seq``; ``timestamp`` is when the store took the
+    line (the line's own ``at`` is when it happened at the table).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    originator_id: UUID
+    originator_version: int = Field(ge=1)
+    timestamp: datetime
+    line: LogLine
+
+
+# One class per line type, so a stored event's topic names its line type.
+class RecordedMatchStarted(RecordedLine):
+    """The ``match_started`` line: creates the match record at version 1."""
+
+    line: MatchStarted
+
+
+class RecordedGameStarted(RecordedLine):
+    """A recorded ``game_started`` line."""
+
+    line: GameStarted
+
+
+class RecordedTurnStarted(RecordedLine):
+    """A recorded ``turn_started`` line."""
+
+    line: TurnStarted
+
+
+class RecordedChanceMoved(RecordedLine):
+    """A recorded ``chance_moved`` line."""
+
+    line: ChanceMoved
+
+
+class RecordedRequest(RecordedLine):
+    """A recorded ``request`` line."""
+
+    line: Request
+
+
+class RecordedPass(RecordedLine):
+    """A recorded ``pass`` line."""
+
+    line: Pass
+
+
+class RecordedTrigger(RecordedLine):
+    """A recorded ``trigger`` line."""
+
+    line: Trigger
+
+
+class RecordedStage(RecordedLine):
+    """A recorded ``stage`` line."""
+
+    line: Stage
+
+
+class RecordedDiscard(RecordedLine):
+    """A recorded ``discard`` line."""
+
+    line: Discard
+
+
+class RecordedResolve(RecordedLine):
+    """A recorded ``resolve`` line."""
+
+    line: Resolve
+
+
+class RecordedRoll(RecordedLine):
+    """A recorded ``roll`` line."""
+
+    line: Roll
+
+
+class RecordedGameEnded(RecordedLine):
+    """A recorded ``game_ended`` line."""
+
+    line: GameEnded
+
+
+#: Line type -> the domain-event class that records it.
+RECORDED_LINE_TYPES: dict[str, type[RecordedLine]] = {
+    "match_started": RecordedMatchStarted,
+    "game_started": RecordedGameStarted,
+    "turn_started": RecordedTurnStarted,
+    "chance_moved": RecordedChanceMoved,
+    "request": RecordedRequest,
+    "pass": RecordedPass,
+    "trigger": RecordedTrigger,
+    "stage": RecordedStage,
+    "discard": RecordedDiscard,
+    "resolve": RecordedResolve,
+    "roll": RecordedRoll,
+    "game_ended": RecordedGameEnded,
+}
+assert RECORDED_LINE_TYPES.keys() == LINE_TYPES.keys(), "a line type has no recorded event"
+_RECORDED_BY_MODEL: dict[type[BaseModel], type[RecordedLine]] = {
+    LINE_TYPES[kind]: cls for kind, cls in RECORDED_LINE_TYPES.items()
+}
+
+MATCH_STARTED_TOPIC = get_topic(RecordedMatchStarted)
+
+
+# ----------------------------------------------------------------------- aggregate
+
+
+class MatchRecord:
+    """The match record: the aggregate of one match, its log lines in ``seq`` order.
+
+    Created by the ``match_started`` line; every later line must carry the next ``seq``.
+    New lines wait as pending recorded lines until the recorder saves them all at once.
+    """
+
+    def __init__(self, record_id: UUID, match_id: str) -> None:
+        self._id = record_id
+        self.match_id = match_id
+        self.version = 0
+        self.lines: list[LogLine] = []
+        self._pending: list[RecordedLine] = []
+
+    @property
+    def id(self) -> UUID:
+        """The record's aggregate id, :func:`match_record_id` of its match id."""
+        return self._id
+
+    @classmethod
+    def start(cls, line: MatchStarted, timestamp: datetime | None = None) -> MatchRecord:
+        """A new record whose pending first line is ``line`` (which must be ``seq`` 1)."""
+        if not isinstance(line, MatchStarted):
+            raise LogRejected(
+                f"a match log starts with a match_started line, not {_describe(line)}"
+            )
+        record = cls(match_record_id(line.match_id), line.match_id)
+        record.extend([line], timestamp)
+        return record
+
+    def extend(self, lines: Iterable[LogLine], timestamp: datetime | None = None) -> None:
+        """Add pending lines; all are checked before any is taken (all or nothing)."""
+        when = timestamp or datetime.now(UTC)
+        new: list[RecordedLine] = []
+        expected = self.version + 1
+        for line in lines:
+            event_class = _RECORDED_BY_MODEL.get(type(line))
+            if event_class is None:
+                raise AppendRejected(
+                    f"match {self.match_id!r}: not a log line: {_describe(line)}"
+                )
+            if line.seq != expected:
+                raise AppendRejected(
+                    f"match {self.match_id!r}: a {line.type} line with seq {line.seq} "
+                    f"does not continue the record, which expects seq {expected}"
+                )
+            if (expected == 1) != (event_class is RecordedMatchStarted):
+                raise AppendRejected(
+                    f"match {self.match_id!r}: seq {line.seq} is a {line.type} line; "
+                    "a match record has exactly one match_started line, at seq 1"
+                )
+            new.append(
+                event_class(
+                    originator_id=self._id,
+                    originator_version=expected,
+                    timestamp=when,
+                    line=line,
+                )
+            )
+            expected += 1
+        self.lines.extend(event.line for event in new)
+        self.version = expected - 1
+        self._pending.extend(new)
+
+    def apply(self, event: RecordedLine) -> None:
+        """Evolve the record by one recorded line (replay and new lines alike)."""
+        self.lines.append(event.line)
+        self.version = event.originator_version
+
+    def collect_events(self) -> list[RecordedLine]:
+        """Hand over and forget the pending recorded lines (eventsourcing protocol)."""
+        pending, self._pending = self._pending, []
+        return pending
+
+
+def project_match_record(
+    record: MatchRecord | None, events: Iterable[DomainEventProtocol[Any]]
+) -> MatchRecord | None:
+    """Rebuild a match record from its recorded lines (``None`` when there are none)."""
+    for event in events:
+        recorded = cast(RecordedLine, event)
+        if record is None:
+            line = recorded.line
+            match_id = line.match_id if isinstance(line, MatchStarted) else "?"
+            record = MatchRecord(recorded.originator_id, match_id)
+        record.apply(recorded)
+    return record
+
+
+def _describe(obj: object) -> str:
+    kind = getattr(obj, "type", None)
+    return f"a {kind} line" if isinstance(kind, str) else type(obj).__name__
+
+
+# ----------------------------------------------------------- mapper and transcoder
+
+
+class JSONTranscoder(Transcoder):
+    """Compact JSON bytes of already-plain data (pydantic did the converting)."""
+
+    _encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+    _decoder = json.JSONDecoder()
+
+    def encode(self, obj: Any) -> bytes:
+        return self._encoder.encode(obj).encode("utf-8")
+
+    def decode(self, data: bytes) -> Any:
+        return self._decoder.decode(data.decode("utf-8"))
+
+
+_NOT_IN_STATE: set[str] = {"originator_id", "originator_version"}
+
+
+def state_of(event: RecordedLine) -> dict[str, Any]:
+    """The stored state of a recorded line as plain data (what the store keeps)."""
+    return event.model_dump(mode="json", exclude=_NOT_IN_STATE, exclude_none=True)
+
+
+def dump_state(event: RecordedLine) -> bytes:
+    """:func:`state_of` as compact UTF-8 JSON, written by pydantic in one pass."""
+    return event.__pydantic_serializer__.to_json(
+        event, exclude=_NOT_IN_STATE, exclude_none=True
+    )
+
+
+class PydanticMapper(Mapper[UUID]):
+    """Recorded lines <-> eventsourcing ``StoredEvent`` rows, through pydantic.
+
+    The stored state is ``{"timestamp": ..., "line": {...}}`` where the line is in its
+    canonical form (``model_dump(mode="json", exclude_none=True)``, as the hash chain
+    sees it, plus the line's ``hash`` if it had one); id and version live in the row's
+    own columns. Writing uses pydantic's serializer for the dump and the JSON in one
+    pass (``model_dump_json``: the same bytes the transcoder makes of ``model_dump``,
+    about three times faster); reading decodes with the transcoder and validates with
+    the topic's class (``model_validate``).
+    """
+
+    def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
+        event = cast(RecordedLine, domain_event)
+        data = dump_state(event)
+        if self.compressor:
+            data = self.compressor.compress(data)
+        if self.cipher:
+            data = self.cipher.encrypt(data)
+        return StoredEvent(
+            originator_id=event.originator_id,
+            originator_version=event.originator_version,
+            topic=get_topic(type(event)),
+            state=data,
+        )
+
+    def to_domain_event(self, stored_event: StoredEvent) -> DomainEventProtocol[UUID]:
+        data = stored_event.state
+        if self.cipher:
+            data = self.cipher.decrypt(data)
+        if self.compressor:
+            data = self.compressor.decompress(data)
+        state = self.transcoder.decode(data)
+        state["originator_id"] = stored_event.originator_id
+        state["originator_version"] = stored_event.originator_version
+        cls: type[RecordedLine] = resolve_topic(stored_event.topic)
+        return cls.model_validate(state)
+
+
+# --------------------------------------------------------------------- application
+
+
+class MatchRecorder(Application[UUID]):
+    """The recorder: keeps match records, one aggregate per match, in an event store.
+
+    Configured like any eventsourcing application (``PERSISTENCE_MODULE``,
+    ``SQLITE_DBNAME``, ``POSTGRES_*`` in ``env``); without them it keeps records in
+    memory. :func:`open_recorder` builds the environment from a store path or URL.
+    """
+
+    env: ClassVar[dict[str, str]] = {
+        "MAPPER_TOPIC": get_topic(PydanticMapper),
+        "TRANSCODER_TOPIC": get_topic(JSONTranscoder),
+        # Fail fast when PostgreSQL is down (eventsourcing waits 30 s by default).
+        "POSTGRES_CONNECT_TIMEOUT": "5",
+    }
+    notification_page_size: int = 500
+    """How many notifications :meth:`match_ids` reads per query."""
+
+    def record(self, lines: Sequence[LogLine]) -> UUID:
+        """Record a complete match log (first line ``match_started``) in one save.
+
+        All or nothing: a rejected or conflicting log leaves the store as it was.
+        Returns the record's id. Raises :class:`MatchAlreadyRecorded` if the match
+        is in the store, :class:`LogRejected` if the lines are not a log.
+        """
+        if not lines:
+            raise LogRejected("an empty log has nothing to record")
+        first = lines[0]
+        if not isinstance(first, MatchStarted):
+            raise LogRejected(
+                f"a match log starts with a match_started line, not {_describe(first)}"
+            )
+        if self._exists(match_record_id(first.match_id)):
+            raise MatchAlreadyRecorded(first.match_id)
+        record = MatchRecord.start(first)
+        record.extend(lines[1:])
+        try:
+            self.save(record)
+        except RecordConflictError as exc:
+            raise MatchAlreadyRecorded(first.match_id) from exc
+        return record.id
+
+    def record_jsonl(self, text: str) -> UUID:
+        """Record a complete match log given as JSON Lines text (see :meth:`record`)."""
+        return self.record(parse_jsonl(text))
+
+    def append(self, match_id: str, lines: Sequence[LogLine]) -> int:
+        """Append lines continuing a recorded match, all or nothing; the new version.
+
+        Raises :class:`MatchNotFound`, :class:`AppendRejected` (``seq`` does not
+        continue) or :class:`RecordConflict` (another writer appended first).
+        """
+        record = self.load(match_id)
+        record.extend(lines)
+        return self.commit(record)
+
+    def load(self, match_id: str, upto_seq: int | None = None) -> MatchRecord:
+        """The match record rebuilt from its recorded lines, up to ``upto_seq``."""
+        if upto_seq is not None and upto_seq < 1:
+            raise StoreError(f"upto_seq must be at least 1, not {upto_seq}")
+        try:
+            record: MatchRecord = self.repository.get(
+                match_record_id(match_id),
+                version=upto_seq,
+                projector_func=project_match_record,
+            )
+        except AggregateNotFoundError:
+            raise MatchNotFound(match_id) from None
+        return record
+
+    def commit(self, record: MatchRecord) -> int:
+        """Save a record's pending lines in one transaction; the record's new version.
+
+        A version clash with another writer becomes :class:`RecordConflict` and
+        nothing is written.
+        """
+        try:
+            self.save(record)
+        except RecordConflictError as exc:
+            raise RecordConflict(record.match_id) from exc
+        return record.version
+
+    def lines(self, match_id: str, upto_seq: int | None = None) -> list[LogLine]:
+        """The recorded lines of a match in ``seq`` order, up to ``upto_seq``."""
+        return self.load(match_id, upto_seq).lines
+
+    def match_ids(self) -> list[str]:
+        """Every recorded match id, in the order the matches were recorded."""
+        return [e.line.match_id for e in self._match_starts()]
+
+    def export_jsonl(self, match_id: str) -> str:
+        """The recorded log as JSON Lines with a fresh hash chain (``dump_line``)."""
+        previous: str | None = None
+        out: list[str] = []
+        for line in self.lines(match_id):
+            text, previous = dump_line(line, previous)
+            out.append(text)
+        return "\n".join(out) + "\n"
+
+    def _exists(self, record_id: UUID) -> bool:
+        return bool(self.recorder.select_events(record_id, limit=1))
+
+    def _match_starts(self) -> Iterator[RecordedMatchStarted]:
+        start: int | None = None
+        while True:
+            page = self.recorder.select_notifications(
+                start,
+                self.notification_page_size,
+                topics=[MATCH_STARTED_TOPIC],
+                inclusive_of_start=False,
+            )
+            for notification in page:
+                yield cast(RecordedMatchStarted, self.mapper.to_domain_event(notification))
+            if len(page) < self.notification_page_size:
+                return
+            start = page[-1].id
+
+
+def parse_jsonl(text: str) -> list[LogLine]:
+    """The lines of a JSONL match log; :class:`LogRejected` names the first bad line."""
+    lines: list[LogLine] = []
+    for _no, item in iter_lines(text.splitlines()):
+        if isinstance(item, LineError):
+            raise LogRejected(str(item))
+        lines.append(item)
+    return lines
+
+
+# ----------------------------------------------------------------- configuration
+
+
+def store_env(store: str | None = None) -> dict[str, str]:
+    """The eventsourcing environment for a store path or PostgreSQL URL.
+
+    ``store`` falls back to ``$COREFLOW_STORE``, then ``./coreflow.db``. A
+    ``postgresql://user:password@host:port/dbname`` URL selects PostgreSQL
+    (``?host=/socket/dir`` and ``?schema=name`` are understood); anything else is a
+    SQLite database file (``:memory:`` for a throwaway one).
+    """
+    store = store or os.environ.get(STORE_ENV_VAR) or DEFAULT_STORE
+    if store.startswith(("postgresql://", "postgres://")):
+        url = urlsplit(store)
+        query = parse_qs(url.query)
+        dbname = unquote(url.path.lstrip("/"))
+        if not dbname:
+            raise StoreUnavailable(f"{_redact(store)}: the URL names no database")
+        host = url.hostname or query.get("host", [""])[0]
+        env = {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_DBNAME": dbname,
+            "POSTGRES_HOST": host,
+            "POSTGRES_PORT": str(url.port or 5432),
+            "POSTGRES_USER": unquote(url.username or "")
+            or os.environ.get("PGUSER", "postgres"),
+            "POSTGRES_PASSWORD": unquote(url.password or ""),
+        }
+        if "schema" in query:
+            env["POSTGRES_SCHEMA"] = query["schema"][0]
+        return env
+    if store.startswith("sqlite:///"):
+        store = store.removeprefix("sqlite:///")
+    return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": store}
+
+
+def open_recorder(store: str | None = None) -> MatchRecorder:
+    """Open the recorder on a store (see :func:`store_env`); close it when done."""
+    env = store_env(store)
+    try:
+        return MatchRecorder(env=env)
+    except (EventSourcingError, OSError) as exc:
+        where = env.get("SQLITE_DBNAME") or _redact(store or os.environ.get(STORE_ENV_VAR, ""))
+        raise StoreUnavailable(f"cannot open the event store {where}: {exc}") from exc
+
+
+def _redact(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password:
+        return url.replace(f":{parts.password}@", ":***@", 1)
+    return url
