@@ -30,7 +30,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "order.trigger-turn-order": ("error", "triggered requests handled out of turn order"),
     "order.trigger-instant-before-normal": ("error", "a normal trigger staged before instants"),
     "order.trigger-main-before-quick": ("error", "a quick trigger handled before main ones"),
-    "order.main-trigger-not-discarded": ("error", "a main-timing trigger staged on a non-empty stage"),
+    "order.main-trigger-not-discarded": ("error", "a main trigger staged on a non-empty stage"),
     "order.trigger-wrongly-discarded": ("error", "a triggered request discarded on an empty stage"),
     "order.trigger-missed": ("error", "a trigger condition was met but its request never recorded"),
     "order.trigger-spurious": ("error", "a triggered request recorded whose condition was not met"),

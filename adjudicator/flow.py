@@ -66,6 +66,8 @@ class Derived:
 
     line: LogLine
     req: Req | None = None
+    pos: int = -1
+    """Where it stands in the complete log."""
 
     def render(self) -> LogLine:
         if self.req is not None and self.req.id != getattr(self.line, "request", self.req.id):
@@ -123,7 +125,7 @@ class CoreFlow:
         return list(self.players[i:] + self.players[:i])
 
     def derive(self, line: LogLine, req: Req | None = None) -> None:
-        d = Derived(line, req)
+        d = Derived(line, req, len(self.complete))
         self.expected.append(d)
         self.complete.append(d)
 
@@ -191,8 +193,6 @@ class CoreFlow:
             self._on_resolve(line)
         elif isinstance(line, Stage):
             self._on_stage(line)
-        elif isinstance(line, Trigger):
-            self._on_spurious_trigger(line)
         elif isinstance(line, GameEnded):
             self._on_game_ended(line)
         elif isinstance(line, MatchStarted):
@@ -222,8 +222,7 @@ class CoreFlow:
                 for _ in range(i + 1):
                     self.expected.popleft()
                 # The log's own line replaces the derived one in the complete log.
-                pos = self.complete.index(d)
-                self.complete[pos] = line
+                self.complete[d.pos] = line
                 if isinstance(line, Trigger) and d.req is not None:
                     self._bind(d.req, line.request)
                     if line.controller is not None and line.controller != d.req.controller:
@@ -252,7 +251,7 @@ class CoreFlow:
             else:
                 self.chance = line.to
         elif isinstance(line, Trigger):
-            self._on_spurious_trigger(line, appended=True)
+            self._on_spurious_trigger(line)
         elif isinstance(line, Discard):
             self._on_discard(line)
         elif isinstance(line, TurnStarted):
@@ -713,9 +712,8 @@ class CoreFlow:
         self.derive(TurnStarted(seq=1, player=player, turn=self.turn))
 
     # ------------------------------------------------------------------ spurious lines
-    def _on_spurious_trigger(self, line: Trigger, appended: bool = False) -> None:
-        if not appended:
-            pass  # already in self.complete
+    def _on_spurious_trigger(self, line: Trigger) -> None:
+        """A trigger line the rules did not derive: reported, and it still happened."""
         self.report("order.trigger-spurious", "core[6-1]",
                     f"No trigger condition of {line.action} held here.", actual=line.action)
         action = self.rules.action(line.action)

@@ -1099,6 +1099,25 @@ class _Resolving:
         self.rep("legality.effect-mismatch", "bp4.3.3",
                  f"The recorded effects of {self.req.action.name} differ from the rules'.",
                  expected=unmatched or None, actual=extra or None)
+        self._apply_as_played(extra)
+
+    def _apply_as_played(self, extra: list[dict[str, Any]]) -> None:
+        """The table did more than the rules allow: follow the game as it was played.
+
+        Carried out: a claimed ``negate`` and a claimed character leaving the field.
+        Other surplus claims are reported only (docs/decisions.md).
+        """
+        for t in extra:
+            if t.get("op") == "negate" and isinstance(t.get("request"), str):
+                target = self.flow.negate(t["request"])
+                if target is not None:
+                    for k in target.key_cards:
+                        self.r.boards[target.controller].graveyard.append(_card_of(k))
+            elif t.get("op") == "move" and t.get("from") == "field" and isinstance(
+                    t.get("card"), str):
+                ch = self.r.find(t["card"])
+                if ch is not None:
+                    self.triggers += self.r._leave_field(ch, str(t.get("to", "graveyard")))
 
 
 def _effect_fits(ours: dict[str, Any], theirs: dict[str, Any]) -> bool:
