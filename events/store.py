@@ -31,6 +31,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import DomainEventProtocol, EventSourcingError
 from eventsourcing.persistence import (
     Mapper,
+    PersistenceError,
     RecordConflictError,
     StoredEvent,
     Transcoder,
@@ -77,7 +78,7 @@ class StoreError(Exception):
 
 
 class StoreUnavailable(StoreError):
-    """The store could not be opened or reached."""
+    """The store could not be opened, reached or written (database down, locked...)."""
 
 
 class MatchNotFound(StoreError):
@@ -436,12 +437,15 @@ class MatchRecorder(Application[UUID]):
             )
         if self._exists(match_record_id(first.match_id)):
             raise MatchAlreadyRecorded(first.match_id)
-        record = MatchRecord.start(first)
-        record.extend(lines[1:])
+        when = datetime.now(UTC)
+        record = MatchRecord.start(first, when)
+        record.extend(lines[1:], when)
         try:
             self.save(record)
         except RecordConflictError as exc:
             raise MatchAlreadyRecorded(first.match_id) from exc
+        except PersistenceError as exc:
+            raise _failed(exc) from exc
         return record.id
 
     def record_jsonl(self, text: str) -> UUID:
@@ -470,6 +474,8 @@ class MatchRecorder(Application[UUID]):
             )
         except AggregateNotFoundError:
             raise MatchNotFound(match_id) from None
+        except PersistenceError as exc:
+            raise _failed(exc) from exc
         return record
 
     def commit(self, record: MatchRecord) -> int:
@@ -482,6 +488,8 @@ class MatchRecorder(Application[UUID]):
             self.save(record)
         except RecordConflictError as exc:
             raise RecordConflict(record.match_id) from exc
+        except PersistenceError as exc:
+            raise _failed(exc) from exc
         return record.version
 
     def lines(self, match_id: str, upto_seq: int | None = None) -> list[LogLine]:
@@ -490,7 +498,10 @@ class MatchRecorder(Application[UUID]):
 
     def match_ids(self) -> list[str]:
         """Every recorded match id, in the order the matches were recorded."""
-        return [e.line.match_id for e in self._match_starts()]
+        try:
+            return [e.line.match_id for e in self._match_starts()]
+        except PersistenceError as exc:
+            raise _failed(exc) from exc
 
     def export_jsonl(self, match_id: str) -> str:
         """The recorded log as JSON Lines with a fresh hash chain (``dump_line``)."""
@@ -502,7 +513,10 @@ class MatchRecorder(Application[UUID]):
         return "\n".join(out) + "\n"
 
     def _exists(self, record_id: UUID) -> bool:
-        return bool(self.recorder.select_events(record_id, limit=1))
+        try:
+            return bool(self.recorder.select_events(record_id, limit=1))
+        except PersistenceError as exc:
+            raise _failed(exc) from exc
 
     def _match_starts(self) -> Iterator[RecordedMatchStarted]:
         start: int | None = None
@@ -518,6 +532,10 @@ class MatchRecorder(Application[UUID]):
             if len(page) < self.notification_page_size:
                 return
             start = page[-1].id
+
+
+def _failed(exc: Exception) -> StoreUnavailable:
+    return StoreUnavailable(f"the event store failed: {exc}")
 
 
 def parse_jsonl(text: str) -> list[LogLine]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -293,6 +294,27 @@ def test_append_that_does_not_continue_is_rejected_and_changes_nothing(
         with pytest.raises(AppendRejected, match=message):
             recorder.append("bp-2026-r1-t3", lines)
         assert stored_rows(recorder) == before
+
+
+def test_a_write_that_fails_midway_leaves_the_store_as_it_was(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SQLITE_LOCK_TIMEOUT", "1")
+    with open_recorder(db) as recorder:
+        recorder.record(blackpoker_log())
+        before = stored_rows(recorder)
+        blocker = sqlite3.connect(db, isolation_level=None)
+        try:
+            blocker.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
+            with pytest.raises(StoreUnavailable, match="locked"):
+                recorder.record(blackpoker_log("bp-2026-r1-t4"))
+            with pytest.raises(StoreUnavailable, match="locked"):
+                recorder.append("bp-2026-r1-t3", continuation())
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        assert stored_rows(recorder) == before
+        assert recorder.match_ids() == ["bp-2026-r1-t3"]
 
 
 # ---------------------------------------------------------------------- conflicts
