@@ -62,17 +62,27 @@ class Req:
 
 @dataclass(slots=True)
 class Derived:
-    """A line the rules derive, waiting to be matched with the log or filled in."""
+    """A line the rules derive, waiting to be matched with the log or filled in.
 
-    line: LogLine
+    Kept as the model class and its fields; the model is built only for output, so the
+    judge pays nothing for lines nobody prints.
+    """
+
+    model: type[LogLine]
+    fields: dict[str, Any]
     req: Req | None = None
     pos: int = -1
     """Where it stands in the complete log."""
 
+    @property
+    def type(self) -> str:
+        return str(self.model.model_fields["type"].default)
+
     def render(self) -> LogLine:
-        if self.req is not None and self.req.id != getattr(self.line, "request", self.req.id):
-            return self.line.model_copy(update={"request": self.req.id})
-        return self.line
+        fields = dict(self.fields)
+        if self.req is not None and "request" in fields:
+            fields["request"] = self.req.id
+        return self.model(seq=1, **fields)  # type: ignore[call-arg]
 
 
 # Continuations: what the flow does once a trigger check has emptied the buffer.
@@ -124,15 +134,15 @@ class CoreFlow:
         i = self.players.index(tp)
         return list(self.players[i:] + self.players[:i])
 
-    def derive(self, line: LogLine, req: Req | None = None) -> None:
-        d = Derived(line, req, len(self.complete))
+    def derive(self, model: Any, fields: dict[str, Any], req: Req | None = None) -> None:
+        d = Derived(model, fields, req, len(self.complete))
         self.expected.append(d)
         self.complete.append(d)
 
     def move_chance(self, to: str) -> None:
         """[2], [13], [16]: the chance goes to ``to`` (a player or the rule system)."""
         self.chance = to
-        self.derive(ChanceMoved(seq=1, to=to))
+        self.derive(ChanceMoved, dict(to=to))
 
     def give_chance_to_turn_player(self) -> None:
         """[2]: the chance goes to the turn player; the pass record is cleared (D5)."""
@@ -239,13 +249,13 @@ class CoreFlow:
         # A rule-system line the rules did not derive here.
         self.complete.append(line)
         if isinstance(line, ChanceMoved):
-            want = next((d.line for d in self.expected if isinstance(d.line, ChanceMoved)), None)
-            expected_to = want.to if isinstance(want, ChanceMoved) else self.chance
+            want = next((d for d in self.expected if d.model is ChanceMoved), None)
+            expected_to = want.fields["to"] if want is not None else self.chance
             self.report(
                 "timing.chance-wrong-player", "core[2]",
                 "The chance went to the wrong holder.", expected=expected_to, actual=line.to,
             )
-            self.expected = deque(d for d in self.expected if not isinstance(d.line, ChanceMoved))
+            self.expected = deque(d for d in self.expected if d.model is not ChanceMoved)
             if line.to != SYSTEM and line.to not in self.players:
                 self.report("log.unknown-ref", "log", f"No player {line.to!r}.")
             else:
@@ -269,24 +279,24 @@ class CoreFlow:
         return True
 
     def _same(self, d: Derived, line: LogLine) -> bool:
-        want = d.line
-        if want.type != line.type:
+        if d.type != line.type:
             return False
-        if isinstance(want, ChanceMoved) and isinstance(line, ChanceMoved):
-            return want.to == line.to
-        if isinstance(want, TurnStarted) and isinstance(line, TurnStarted):
-            return want.player == line.player and want.turn == line.turn
-        if isinstance(want, Trigger) and isinstance(line, Trigger):
+        f = d.fields
+        if isinstance(line, ChanceMoved):
+            return bool(f["to"] == line.to)
+        if isinstance(line, TurnStarted):
+            return bool(f["player"] == line.player and f["turn"] == line.turn)
+        if isinstance(line, Trigger):
             req = d.req
-            if req is None or want.action != line.action:
+            if req is None or f["action"] != line.action:
                 return False
             if req.provisional:
                 return line.request not in self.requests or self.requests[line.request] is req
             return req.id == line.request
-        if isinstance(want, Stage | Discard) and isinstance(line, Stage | Discard):
+        if isinstance(line, Stage | Discard):
             return d.req is not None and d.req.id == line.request
-        if isinstance(want, GameEnded) and isinstance(line, GameEnded):
-            return (want.result, want.winner) == (line.result, line.winner)
+        if isinstance(line, GameEnded):
+            return bool((f["result"], f["winner"]) == (line.result, line.winner))
         return False
 
     def _bind(self, req: Req, rid: str) -> None:
@@ -312,7 +322,7 @@ class CoreFlow:
         self.turn_player = line.first_player
         self.turn = 1
         self.rules.start_game(self, self.header, line)
-        self.derive(TurnStarted(seq=1, player=line.first_player, turn=1))
+        self.derive(TurnStarted, dict(player=line.first_player, turn=1))
         self.give_chance_to_turn_player()
 
     # ------------------------------------------------------------------ trigger check [6]
@@ -330,7 +340,7 @@ class CoreFlow:
             self.requests[req.id] = req
             self.buffer.append(req)
             self.derive(
-                Trigger(seq=1, request=req.id, action=spec.action, source=spec.source,
+                Trigger, dict(request=req.id, action=spec.action, source=spec.source,
                         controller=spec.controller),
                 req,
             )
@@ -369,12 +379,12 @@ class CoreFlow:
         if req.action.timing == "main" and self.stage:
             req.status = "discarded"
             if derived:
-                self.derive(Discard(seq=1, request=req.id, reason="stage not empty"), req)
+                self.derive(Discard, dict(request=req.id, reason="stage not empty"), req)
             return
         req.status = "stage"
         self.stage.append(req)
         if derived:
-            self.derive(Stage(seq=1, request=req.id), req)
+            self.derive(Stage, dict(request=req.id), req)
 
     def _continue(self) -> None:
         """The buffer is empty: carry on where the flow was before the trigger check."""
@@ -498,7 +508,7 @@ class CoreFlow:
         self.add_triggers(cost_triggers)
         req.status = "stage"
         self.stage.append(req)
-        self.derive(Stage(seq=1, request=req.id), req)
+        self.derive(Stage, dict(request=req.id), req)
         self.continuations.append(AFTER_NORMAL_REQUEST)
         self.run_trigger_check()
 
@@ -688,7 +698,7 @@ class CoreFlow:
         result = self.rules.win_check(self)
         if result is not None:
             self.result = result
-            self.derive(GameEnded(seq=1, result=result.result, winner=result.winner,
+            self.derive(GameEnded, dict(result=result.result, winner=result.winner,
                                   reason=result.reason))
             self.buffer.clear()
             self.continuations.clear()
@@ -709,7 +719,7 @@ class CoreFlow:
         self.turn_player = player
         self.turn += 1
         self.once_used.clear()
-        self.derive(TurnStarted(seq=1, player=player, turn=self.turn))
+        self.derive(TurnStarted, dict(player=player, turn=self.turn))
 
     # ------------------------------------------------------------------ spurious lines
     def _on_spurious_trigger(self, line: Trigger) -> None:
