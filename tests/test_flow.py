@@ -83,7 +83,7 @@ def test_pass_without_chance_changes_nothing() -> None:
 
 def test_61_normal_request_passes_automatically() -> None:
     """D4 for 6.1: after a normal request the chance moves to the next player."""
-    flow, errors = run(log("6.1", ace))
+    flow, errors = run(log("6.1", ACE))
     assert errors == []
     assert flow.chance == "bob" and flow.passed == {"alice"}
     flow, errors = run(log("6.1", ACE,
