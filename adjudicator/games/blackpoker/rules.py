@@ -260,6 +260,18 @@ class BlackPokerRules:
                     return ch
         return None
 
+    def bulwark_for_cost(self, player: str, ref: str, used: set[str]) -> Character | None:
+        """The bulwark a $B names; ``player:?`` is any charge-state bulwark not yet used."""
+        if _card_of(ref) != UNKNOWN:
+            return self.find(ref)
+        board = self.boards.get(player)
+        if board is None:
+            return None
+        for ch in board.field:
+            if ch.kind == "bulwark" and ch.state == "charge" and ch.ref not in used:
+                return ch
+        return None
+
     def size(self, ch: Character) -> int | None:
         """Printed value (sum for an armed soldier), then abilities: all, your, this."""
         rule = self.data["characters"][ch.kind]["size"]
@@ -279,6 +291,21 @@ class BlackPokerRules:
             ):
                 total += m.delta
         return total
+
+    def size_steps(self, ch: Character) -> list[str]:
+        """The size computation as a judge reads it: printed value, then each ability."""
+        mods = sorted((m for m in self.modifiers if m.character == ch.ref),
+                      key=lambda m: (("all", "your", "this").index(m.scope), m.timestamp))
+        size = self.size(ch)
+        if size is None:
+            return []
+        base = size - sum(m.delta for m in mods)
+        steps = [f"printed {base}"]
+        running = base
+        for m in mods:
+            running += m.delta
+            steps.append(f"{m.scope} {m.delta:+d} -> {running}")
+        return steps
 
     def may_attack(self, ch: Character, turn: int) -> bool:
         """A soldier in charge state; preparation unless it has haste."""
@@ -351,7 +378,7 @@ class BlackPokerRules:
         drive_seen: set[str] = set()
         for c in line.costs:
             if c.kind == "B":
-                ch = self.find(c.ref)
+                ch = self.bulwark_for_cost(player, c.ref, drive_seen)
                 if ch is None or ch.owner != player or ch.kind != "bulwark":
                     rep("legality.cost-unpaid", "bp4.3.1.1",
                         f"{c.ref} is not a bulwark of {player}.", actual=c.ref)
@@ -499,11 +526,13 @@ class BlackPokerRules:
         for k in req.key_cards:
             board.take_from_hand(_card_of(k))
         triggers: list[TriggerSpec] = []
+        driven: set[str] = set()
         for c in line.costs:
             if c.kind == "B":
-                ch = self.find(c.ref)
+                ch = self.bulwark_for_cost(player, c.ref, driven)
                 if ch is not None:
                     ch.state = "drive"
+                    driven.add(ch.ref)
             elif c.kind == "L":
                 top = board.pop_deck()
                 if top is not None:
@@ -594,6 +623,8 @@ class _Resolving:
         self.triggers: list[TriggerSpec] = []
         self.key_dest = "graveyard"
         self.fizzled = False
+        self.sizes_used: dict[str, list[str]] = {}
+        """Damage dealt by a size: the player hit -> the size's computation, step by step."""
 
     def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
         self.findings.append(finding(code, self.line.seq, rule, msg, **kw))
@@ -828,6 +859,7 @@ class _Resolving:
                     self.rep("log.hidden-info", "bp4.5", f"{aref}'s size is unknown.",
                              severity="warning")
                     continue
+                self.sizes_used[opponent] = self.r.size_steps(att)
                 self._damage(opponent, max(asize, 0))
                 continue
             if bl[0].kind == "bulwark":
@@ -1089,6 +1121,16 @@ class _Resolving:
                 unmatched.remove(hit)
         if not extra and not unmatched:
             return
+        for o in unmatched:
+            steps = self.sizes_used.get(str(o.get("player")))
+            if o["op"] == "damage" and steps and len(steps) > 1 and any(
+                    t.get("op") == "damage" and t.get("player") == o["player"] for t in extra):
+                self.rep("precedence.value-mismatch", "bp4.6",
+                         "The damage does not equal the attacker's size with every ability in "
+                         "force applied (all, your, this; oldest first): " + "; ".join(steps),
+                         expected=o.get("amount"),
+                         actual=next(t.get("amount") for t in extra if t.get("op") == "damage"))
+                return
         partial = [o for o in unmatched if o["op"] in ("damage", "draw")]
         if partial and any(t.get("op") == partial[0]["op"] for t in extra):
             self.rep("legality.partial-not-applied", "bp4.3.3.1.2",
