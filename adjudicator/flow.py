@@ -464,7 +464,7 @@ class CoreFlow:
             return
         action = self.rules.action(line.action)
         if action is None:
-            self.report("legality.unknown-action", "bp4.5",
+            self.report("legality.unknown-action", "bp3.4.1.1",
                         f"{line.action!r} is not an action of this format.",
                         actual=line.action)
             return

@@ -153,7 +153,7 @@ class BlackPokerRules:
             for p in flow.players:
                 self._preset(flow, p, presets.get(p))
         elif presets:
-            flow.report("legality.effect-mismatch", "bp3", "This edition has no preset.")
+            flow.report("legality.effect-mismatch", "bp4.2.1", "This edition has no preset.")
         hands = line.hands or {}
         for p in flow.players:
             self._draw(flow, p, self.pol["opening_hand"], hands.get(p))
@@ -166,7 +166,7 @@ class BlackPokerRules:
         first = self._first_by_reveals(flow, reveals)
         if first is not None and first != line.first_player:
             flow.report(
-                "legality.effect-mismatch", "bp3",
+                "legality.effect-mismatch", "bp4.2.1",
                 "The revealed cards give the first turn to another player (higher number "
                 "goes first).", expected=first, actual=line.first_player,
             )
@@ -190,7 +190,7 @@ class BlackPokerRules:
         """9.0 preset: the top card of life face up as a bulwark, the next as a soldier."""
         b = self.boards[player]
         if preset is None:
-            flow.report("log.choice-missing", "bp3",
+            flow.report("log.choice-missing", "bp4.2.1",
                         f"The 9.0 preset of {player} is not recorded.", severity="warning")
             return
         if preset.bulwark:
@@ -226,9 +226,9 @@ class BlackPokerRules:
 
     def _check_top(self, flow: CoreFlow, player: str, top: str | None, card: str) -> None:
         if top is None:
-            flow.report("legality.effect-mismatch", "bp3", f"{player}'s deck is empty.")
+            flow.report("legality.effect-mismatch", "bp4.2.1", f"{player}'s deck is empty.")
         elif top != UNKNOWN and card != UNKNOWN and top != card:
-            flow.report("legality.effect-mismatch", "bp3",
+            flow.report("legality.effect-mismatch", "bp4.2.1",
                         f"{player}'s top card is {top}, not {card}.", expected=top, actual=card)
 
     def _draw(self, flow: CoreFlow, player: str, n: int, shown: list[str] | None) -> list[str]:
@@ -240,7 +240,7 @@ class BlackPokerRules:
                 break
             claimed = _card_of(shown[i]) if shown and i < len(shown) else UNKNOWN
             if top != UNKNOWN and claimed != UNKNOWN and top != claimed:
-                flow.report("legality.effect-mismatch", "bp3",
+                flow.report("legality.effect-mismatch", "bp4.2.1",
                             f"{player} drew {claimed} but the deck's top card was {top}.",
                             expected=top, actual=claimed)
             card = claimed if claimed != UNKNOWN else top
@@ -427,15 +427,15 @@ class BlackPokerRules:
         if "card" in (a.get("choices") or []):
             card_ref = (line.choices or {}).get("card")
             if card_ref is None:
-                rep("log.choice-missing", "bp4.5", f"{action.name}: the hand card is not "
+                rep("log.choice-missing", "bp6.2", f"{action.name}: the hand card is not "
                     "recorded.", severity="warning")
             else:
                 parts = split_ref(str(card_ref))
                 if parts is None or parts[0] != player:
-                    rep("legality.choice-invalid", "bp4.5",
+                    rep("legality.choice-invalid", "bp6.2",
                         f"{card_ref} is not a card of {player}.", actual=card_ref)
                 elif not self._hand_has(board, parts[1], discards[parts[1]] + 1):
-                    rep("legality.choice-invalid", "bp4.5",
+                    rep("legality.choice-invalid", "bp6.2",
                         f"{parts[1]} is not in {player}'s hand.", actual=card_ref)
         return out
 
@@ -710,12 +710,12 @@ class _Resolving:
         if step["count"] == "choice":
             n = self.choices.get("count")
             if n is None:
-                self.rep("log.choice-missing", "bp4.5",
+                self.rep("log.choice-missing", "bp6.2",
                          "How many cards were drawn (1 or 2) is not recorded; 1 is assumed.",
                          severity="warning")
                 n = 1
             elif not isinstance(n, int) or not step["min"] <= n <= step["max"]:
-                self.rep("legality.choice-invalid", "bp4.5",
+                self.rep("legality.choice-invalid", "bp6.2",
                          f"Draw takes {step['min']} or {step['max']} cards.",
                          expected=[step["min"], step["max"]], actual=n)
                 n = n if isinstance(n, int) and n > 0 else 1
@@ -724,7 +724,7 @@ class _Resolving:
             if b.deck is not None and len(b.deck) <= step["low_life"]:
                 n = step["low_count"]
             elif b.deck is None:
-                self.rep("log.hidden-info", "bp4.5",
+                self.rep("log.hidden-info", "bp6.2",
                          "The life count is unknown: whether 1 or 2 cards are drawn cannot be "
                          "checked.", severity="warning")
         shown = self._claimed_cards("draw")
@@ -745,18 +745,18 @@ class _Resolving:
         else:
             need = max(0, count - limit)
         if need and not chosen:
-            self.rep("log.choice-missing", "bp4.5",
+            self.rep("log.choice-missing", "bp6.2",
                      f"{player} had {count} cards: the {need} discarded at End are not recorded.",
                      severity="warning")
             chosen = [f"{player}:{UNKNOWN}"] * need
         elif len(chosen) != need:
-            self.rep("legality.choice-invalid", "bp4.5",
+            self.rep("legality.choice-invalid", "bp6.2",
                      f"{player} must discard down to {limit} cards.", expected=need,
                      actual=len(chosen))
         for ref in chosen:
             card = _card_of(ref)
             if card != UNKNOWN and not b.hand_may_hold(card):
-                self.rep("legality.choice-invalid", "bp4.5", f"{card} is not in the hand.",
+                self.rep("legality.choice-invalid", "bp6.2", f"{card} is not in the hand.",
                          actual=ref)
             b.take_from_hand(card)
             b.graveyard.append(card)
@@ -780,21 +780,21 @@ class _Resolving:
         player = self.req.controller
         attackers = [str(a) for a in self.choices.get("attackers", [])]
         if "attackers" not in self.choices:
-            self.rep("log.choice-missing", "bp4.5",
+            self.rep("log.choice-missing", "bp6.2",
                      "The attackers are not recorded; no attacker is assumed.",
                      severity="warning")
         valid = []
         for ref in attackers:
             ch = self.r.find(ref)
             if ch is None or ch.owner != player:
-                self.rep("legality.choice-invalid", "bp4.5",
+                self.rep("legality.choice-invalid", "bp6.2",
                          f"{ref} is not a character of {player} on the field.", actual=ref)
                 continue
             if not self.r.may_attack(ch, self.flow.turn):
                 why = "is in drive state" if ch.state != "charge" else (
                     "cannot attack (a bulwark)" if ch.kind == "bulwark" else
                     "entered the field this turn (preparation)")
-                self.rep("legality.choice-invalid", "bp4.5", f"{ref} {why}.", actual=ref)
+                self.rep("legality.choice-invalid", "bp6.2", f"{ref} {why}.", actual=ref)
             ch.state = "drive"
             valid.append(ch.ref)
             self.emit(op="drive", character=ch.ref)
@@ -808,36 +808,36 @@ class _Resolving:
         self.req.data["attackers"] = attackers
         raw = self.choices.get("blockers")
         if raw is None:
-            self.rep("log.choice-missing", "bp4.5",
+            self.rep("log.choice-missing", "bp6.2",
                      "The blockers are not recorded; no blocker is assumed.", severity="warning")
             raw = {}
         blockers: dict[str, list[str]] = {}
         used: set[str] = set()
         if not isinstance(raw, dict):
-            self.rep("legality.choice-invalid", "bp4.5", "blockers must map attackers to lists.")
+            self.rep("legality.choice-invalid", "bp6.2", "blockers must map attackers to lists.")
             raw = {}
         for att, blist in raw.items():
             if att not in attackers:
-                self.rep("legality.choice-invalid", "bp4.5", f"{att} is not an attacker.",
+                self.rep("legality.choice-invalid", "bp6.2", f"{att} is not an attacker.",
                          actual=att)
                 continue
             chars = []
             for ref in blist if isinstance(blist, list) else [blist]:
                 ch = self.r.find(str(ref))
                 if ch is None or ch.owner == self.req.controller:
-                    self.rep("legality.choice-invalid", "bp4.5",
+                    self.rep("legality.choice-invalid", "bp6.2",
                              f"{ref} is not a character of the defending player.", actual=ref)
                     continue
                 if not self.r.may_block(ch):
-                    self.rep("legality.choice-invalid", "bp4.5",
+                    self.rep("legality.choice-invalid", "bp6.2",
                              f"{ref} is in drive state and cannot block.", actual=ref)
                 if ch.ref in used:
-                    self.rep("legality.choice-invalid", "bp4.5",
+                    self.rep("legality.choice-invalid", "bp6.2",
                              f"{ref} cannot block two attackers.", actual=ref)
                 used.add(ch.ref)
                 chars.append(ch)
             if any(c.kind == "bulwark" for c in chars) and len(chars) > 1:
-                self.rep("legality.choice-invalid", "bp4.5", "A bulwark blocks alone.",
+                self.rep("legality.choice-invalid", "bp6.2", "A bulwark blocks alone.",
                          actual=[c.ref for c in chars])
             blockers[att] = [c.ref for c in chars]
         self.req.data["blockers"] = blockers
@@ -856,7 +856,7 @@ class _Resolving:
             asize = self.r.size(att)
             if not bl:
                 if asize is None:
-                    self.rep("log.hidden-info", "bp4.5", f"{aref}'s size is unknown.",
+                    self.rep("log.hidden-info", "bp6.2", f"{aref}'s size is unknown.",
                              severity="warning")
                     continue
                 self.sizes_used[opponent] = self.r.size_steps(att)
@@ -870,7 +870,7 @@ class _Resolving:
                     card = shown
                     bw.cards[0] = card
                 if card == UNKNOWN:
-                    self.rep("log.hidden-info", "bp4.5",
+                    self.rep("log.hidden-info", "bp6.2",
                              f"The bulwark {bw.ref} is face down in the log: whether it "
                              "destroys the attacker cannot be checked.", severity="warning")
                     kills = any(e.get("op") == "move" and e.get("card") in att.cards
@@ -886,7 +886,7 @@ class _Resolving:
                 continue
             sizes = [self.r.size(c) for c in bl]
             if asize is None or any(s is None for s in sizes):
-                self.rep("log.hidden-info", "bp4.5", "A size in this battle is unknown.",
+                self.rep("log.hidden-info", "bp6.2", "A size in this battle is unknown.",
                          severity="warning")
                 continue
             total = sum(s for s in sizes if s is not None)
@@ -963,11 +963,11 @@ class _Resolving:
         state = self.choices.get("state")
         if state not in ("charge", "drive"):
             if state is None:
-                self.rep("log.choice-missing", "bp4.5",
+                self.rep("log.choice-missing", "bp6.2",
                          "Twist: the chosen state is not recorded; drive is assumed.",
                          severity="warning")
             else:
-                self.rep("legality.choice-invalid", "bp4.5",
+                self.rep("legality.choice-invalid", "bp6.2",
                          "Twist puts a character into charge or drive state.", actual=state)
             state = "drive"
         ch.state = state
@@ -982,7 +982,7 @@ class _Resolving:
         if len(tk) == 1:
             theirs = _number(_card_of(tk[0]))
             if theirs is None:
-                self.rep("log.hidden-info", "bp4.5",
+                self.rep("log.hidden-info", "bp6.2",
                          "The countered request's key card is not shown.", severity="warning")
                 if not any(e.op == "negate" for e in self.line.effects or []):
                     return
@@ -1010,7 +1010,7 @@ class _Resolving:
         b = self.r.boards[player]
         ref = self.choices.get("card")
         if ref is None:
-            self.rep("log.choice-missing", "bp4.5", "Search: the card taken is not recorded.",
+            self.rep("log.choice-missing", "bp6.2", "Search: the card taken is not recorded.",
                      severity="warning")
             card = UNKNOWN
         else:
@@ -1021,12 +1021,12 @@ class _Resolving:
             elif UNKNOWN in b.deck:
                 b.deck.remove(UNKNOWN)
             elif b.deck:
-                self.rep("legality.choice-invalid", "bp4.5", f"{card} is not in the deck.",
+                self.rep("legality.choice-invalid", "bp6.2", f"{card} is not in the deck.",
                          actual=ref)
                 card = UNKNOWN
                 b.deck.pop()
             else:
-                self.rep("legality.choice-invalid", "bp4.5", "The deck is empty.")
+                self.rep("legality.choice-invalid", "bp6.2", "The deck is empty.")
                 return
             b.deck = [UNKNOWN] * len(b.deck) if not self.r.deck_known else b.deck
         b.add_to_hand(card)
@@ -1051,7 +1051,7 @@ class _Resolving:
             return
         moves = [e for e in claimed if e.get("op") == "move"]
         if not moves:
-            self.rep("log.hidden-info", "bp4.5",
+            self.rep("log.hidden-info", "bp6.2",
                      "世代交代 milled an unknown number of cards (the log does not show "
                      "them): deck counts are unknown from here.", severity="warning")
             b.deck = None
@@ -1125,7 +1125,7 @@ class _Resolving:
             steps = self.sizes_used.get(str(o.get("player")))
             if o["op"] == "damage" and steps and len(steps) > 1 and any(
                     t.get("op") == "damage" and t.get("player") == o["player"] for t in extra):
-                self.rep("precedence.value-mismatch", "bp4.6",
+                self.rep("precedence.value-mismatch", "bp4.4.3",
                          "The damage does not equal the attacker's size with every ability in "
                          "force applied (all, your, this; oldest first): " + "; ".join(steps),
                          expected=o.get("amount"),
