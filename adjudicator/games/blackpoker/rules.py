@@ -519,6 +519,18 @@ class BlackPokerRules:
                 return "not of the key card's suit"
         return None
 
+    def fizzles(self, flow: CoreFlow, req: Req) -> bool:
+        """bp4.3.3.1.1: the request's target no longer meets its condition, so it fizzles.
+
+        Asked at resolution (a recorder or simulator asks it to write the right result).
+        """
+        tspec = req.action.data.get("target")
+        if tspec is None or not req.targets:
+            return False
+        keys = [_card_of(k) for k in req.key_cards]
+        why = self._target_problem(flow, tspec, req.targets[0], req.controller, keys, req.id)
+        return why is not None
+
     def pay_costs(self, flow: CoreFlow, req: Req, line: Request) -> list[TriggerSpec]:
         """Pay $B/$L/$D/$S and take the key cards from hand onto the stage."""
         player = line.player
@@ -633,13 +645,7 @@ class _Resolving:
         return self.r.find(self.req.targets[0]) if self.req.targets else None
 
     def run(self) -> None:
-        tspec = self.a.get("target")
-        if tspec is not None and self.req.targets:
-            keys = [_card_of(k) for k in self.req.key_cards]
-            why = self.r._target_problem(self.flow, tspec, self.req.targets[0],
-                                         self.req.controller, keys, self.req.id)
-            if why is not None:
-                self.fizzled = True
+        self.fizzled = self.r.fizzles(self.flow, self.req)
         if self.fizzled:
             if self.line.result == "resolved":
                 self.rep("legality.fizzle-not-applied", "bp4.3.3.1.1",
