@@ -879,7 +879,9 @@ class _Resolving:
                     self.rep("log.hidden-info", "bp6.2",
                              f"The bulwark {bw.ref} is face down in the log: whether it "
                              "destroys the attacker cannot be checked.", severity="warning")
-                    kills = any(e.get("op") == "move" and e.get("card") in att.cards
+                    # Follow the table: the attacker died if the log moves one of its cards.
+                    att_cards = {f"{att.owner}:{c}" for c in att.cards}
+                    kills = any(e.op == "move" and e.model_dump().get("card") in att_cards
                                 for e in self.line.effects or [])
                 else:
                     n = _number(card)
