@@ -227,22 +227,34 @@ class CoreFlow:
         if kind not in ("chance_moved", "trigger", "discard", "turn_started", "game_ended",
                         "stage"):
             return False
-        for i, d in enumerate(self.expected):
-            if self._same(d, line):
-                for _ in range(i + 1):
-                    self.expected.popleft()
-                # The log's own line replaces the derived one in the complete log.
-                self.complete[d.pos] = line
-                if isinstance(line, Trigger) and d.req is not None:
-                    self._bind(d.req, line.request)
-                    if line.controller is not None and line.controller != d.req.controller:
-                        self.report(
-                            "order.trigger-spurious", "core[6-1]",
-                            "The triggered request's controller is wrong.",
-                            expected=d.req.controller, actual=line.controller,
-                        )
-                if isinstance(line, Stage) and d.req is not None:
-                    d.req.staged_in_log = True
+        i = self._find_derived(line)
+        if i is not None:
+            d = self.expected[i]
+            skipped = [self.expected.popleft() for _ in range(i + 1)][:-1]
+            if isinstance(line, Trigger):
+                # Requests that trigger together enter the buffer together ([6-1]): the
+                # order of their trigger lines is no decision, so keep the others.
+                self.expected.extendleft(reversed([e for e in skipped
+                                                   if e.type == "trigger"]))
+            # The log's own line replaces the derived one in the complete log.
+            self.complete[d.pos] = line
+            if isinstance(line, Trigger) and d.req is not None:
+                self._bind(d.req, line.request)
+                if line.controller is not None and line.controller != d.req.controller:
+                    self.report(
+                        "order.trigger-spurious", "core[6-1]",
+                        "The triggered request's controller is wrong.",
+                        expected=d.req.controller, actual=line.controller,
+                    )
+            if isinstance(line, Stage) and d.req is not None:
+                d.req.staged_in_log = True
+            return True
+        if isinstance(line, Stage | Discard):
+            other = next((d for d in self.expected if d.req is not None
+                          and d.req.id == line.request and d.type in ("stage", "discard")),
+                         None)
+            if other is not None:
+                self._overrule_placement(other, line)
                 return True
         if kind == "stage":
             return False  # a decision: the player's chosen order
@@ -277,6 +289,53 @@ class CoreFlow:
             self.complete.append(line)
             self._on_game_ended(line)
         return True
+
+    def _overrule_placement(self, d: Derived, line: Stage | Discard) -> None:
+        """The log staged a triggered request the rules discard, or the other way round.
+
+        [6-10-4]..[6-10-6]: reported, and the game follows the log (the request is on the
+        stage, or gone).
+        """
+        req = d.req
+        assert req is not None
+        self.expected.remove(d)
+        self.complete[d.pos] = line
+        if isinstance(line, Stage):
+            self.report("order.main-trigger-not-discarded", "core[6-10-6]",
+                        f"{req.action.name} has main timing and the stage was not empty: "
+                        "it should have been discarded.", expected="discard", actual="stage")
+            req.status = "stage"
+            req.staged_in_log = True
+            self.stage.append(req)
+            return
+        self.report("order.trigger-wrongly-discarded", "core[6-10-6]",
+                    f"{req.action.name} should have been placed on the stage, not discarded: "
+                    "the stage was empty or it has quick timing.",
+                    expected="stage", actual="discard")
+        if req in self.stage:
+            self.stage.remove(req)
+        req.status = "discarded"
+
+    def _find_derived(self, line: LogLine) -> int | None:
+        """Where ``line`` stands among the derived lines still expected, if anywhere.
+
+        A trigger line is matched with the derived trigger of the same action whose source
+        and controller it names, before any other of that action.
+        """
+        hits = [i for i, d in enumerate(self.expected) if self._same(d, line)]
+        if not hits:
+            return None
+        if isinstance(line, Trigger):
+            for i in hits:
+                f = self.expected[i].fields
+                if f.get("source") == line.source and line.controller in (
+                        None, f.get("controller")):
+                    return i
+            for i in hits:
+                if line.controller is not None and \
+                        self.expected[i].fields.get("controller") == line.controller:
+                    return i
+        return hits[0]
 
     def _same(self, d: Derived, line: LogLine) -> bool:
         if d.type != line.type:
@@ -472,7 +531,7 @@ class CoreFlow:
             self.report("timing.not-directly-actionable", "bp4.5.3.3",
                         f"Players cannot request {action.name} directly; the rules start it.",
                         actual=line.action)
-            return
+            # Reported, and it still happened (docs/decisions.md): it goes on as a request.
         if (
             action.timing == "main"
             and player == self.turn_player

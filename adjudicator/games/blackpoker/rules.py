@@ -1129,6 +1129,11 @@ class _Resolving:
                 unmatched.remove(hit)
         if not extra and not unmatched:
             return
+        if self.fizzled != (self.line.result == "fizzled"):
+            # The recorded result is wrong and already reported (fizzle-not-applied, or a
+            # fizzle that should not be): a wrong resolution gets only that finding.
+            self._apply_as_played(extra)
+            return
         for o in unmatched:
             steps = self.sizes_used.get(str(o.get("player")))
             if o["op"] == "damage" and steps and len(steps) > 1 and any(
