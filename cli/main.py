@@ -1,0 +1,393 @@
+"""The ``coreflow`` command: record, rebuild, judge and check match logs.
+
+Each command parses its arguments, calls one library function and prints the result;
+no rule is decided here. Every failure is one line on stderr and an exit status, never a
+traceback: 0 all well, 1 the answer is "no" (an error finding, a broken hash chain, a
+match already recorded or not found), 2 the input could not be read or used.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
+
+import typer
+
+from adjudicator.games.blackpoker.rules import BlackPokerRules, UnsupportedRules
+from adjudicator.judge import JudgeInputError, Report, judge_lines, normalize_lines
+from cli.render import board_text, report_text
+from events.models import LogLine, json_schema
+from events.reader import LineError, LogReadError, dump_line, read_log, verify_chain
+from events.store import (
+    STORE_ENV_VAR,
+    LogRejected,
+    MatchNotFound,
+    MatchRecorder,
+    RecordConflict,
+    StoreError,
+    open_recorder,
+    store_env,
+)
+from projections.board import BoardProjector, BoardQueryError
+
+app = typer.Typer(
+    name="coreflow",
+    help="Record, rebuild and judge matches of interruptible turn-based card games "
+    "(BlackPoker 6.1 and 9.0, lite format).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+EXIT_OK, EXIT_NO, EXIT_INPUT = 0, 1, 2
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+
+
+class CliError(Exception):
+    """A failure the command reports as one line and an exit status."""
+
+    def __init__(self, message: str, code: int = EXIT_INPUT) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _say(message: str) -> None:
+    typer.echo(f"coreflow: {message}", err=True)
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    _say(message)
+    raise typer.Exit(code)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def guarded(fn: Callable[P, R]) -> Callable[P, R]:
+    """Turn every exception of a command into a message on stderr and an exit status."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except CliError as exc:
+            _fail(str(exc), exc.code)
+        except (JudgeInputError, LogReadError, BoardQueryError, UnsupportedRules) as exc:
+            _fail(str(exc), EXIT_INPUT)
+        except (RecordConflict, MatchNotFound) as exc:
+            _fail(str(exc), EXIT_NO)
+        except LogRejected as exc:
+            _fail(f"{exc}; nothing was recorded", EXIT_INPUT)
+        except StoreError as exc:
+            _fail(str(exc), EXIT_INPUT)
+        except BrokenPipeError:
+            # The reader went away (``| head``): stop quietly, as Unix tools do.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise typer.Exit(EXIT_NO) from None
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+        except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback
+            _fail(f"internal error ({type(exc).__name__}): {exc}", EXIT_INPUT)
+
+    return wrapper
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _log_files(path: Path) -> list[Path]:
+    """The file named, or a directory's ``*.jsonl`` files in name order."""
+    if not path.is_dir():
+        return [path]
+    files = sorted(p for p in path.glob("*.jsonl") if p.is_file())
+    if not files:
+        raise CliError(f"{path}: the directory holds no *.jsonl log")
+    return files
+
+
+def _valid_lines(path: Path) -> list[tuple[int, LogLine]]:
+    """Every line of a log, or :class:`JudgeInputError` naming the first malformed one."""
+    out: list[tuple[int, LogLine]] = []
+    for no, item in read_log(path):
+        if isinstance(item, LineError):
+            raise JudgeInputError(item.line, item.field, item.message)
+        out.append((no, item))
+    if not out:
+        raise JudgeInputError(1, "(line)", "the log is empty")
+    return out
+
+
+def _with_path(path: Path, fn: Callable[[], R]) -> R:
+    """Run ``fn``; an input error names the file it is about."""
+    try:
+        return fn()
+    except JudgeInputError as exc:
+        raise CliError(f"{path}: {exc}") from exc
+
+
+def _jsonl(lines: Sequence[LogLine]) -> str:
+    previous: str | None = None
+    out: list[str] = []
+    for line in lines:
+        text, previous = dump_line(line, previous)
+        out.append(text)
+    return "\n".join(out) + "\n"
+
+
+@contextmanager
+def _recorder(store: str | None, reading: bool = False) -> Iterator[MatchRecorder]:
+    """The recorder on ``store``; a read never creates a SQLite file that is not there."""
+    if reading:
+        env = store_env(store)
+        db = env.get("SQLITE_DBNAME")
+        if db is not None and db != ":memory:" and not Path(db).exists():
+            raise CliError(f"no event store at {db} (record a log first: coreflow record LOG)",
+                           EXIT_NO)
+    recorder = open_recorder(store)
+    try:
+        yield recorder
+    finally:
+        close = getattr(recorder, "close", None)
+        if callable(close):
+            close()
+
+
+StoreOption = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        help=f"Event store: a SQLite file or a postgresql:// URL "
+        f"[default: ${STORE_ENV_VAR}, else ./coreflow.db].",
+        show_default=False,
+    ),
+]
+FormatOption = Annotated[Format, typer.Option("--format", help="Output format.")]
+
+
+# ------------------------------------------------------------------ commands
+
+
+@app.command()
+@guarded
+def judge(
+    logs: Annotated[list[Path], typer.Argument(
+        help="Log files, or directories (their *.jsonl files, in name order).",
+        show_default=False)],
+    fmt: FormatOption = Format.text,
+) -> None:
+    """Judge match logs against the rules and report every finding.
+
+    Exit status: 0 no error finding, 1 at least one, 2 a log could not be read.
+
+    Example: coreflow judge fixtures/sample-match.jsonl --format json
+    """
+    status = EXIT_OK
+    first = True
+    files: list[Path] = []
+    for path in logs:
+        try:
+            files += _log_files(path)
+        except CliError as exc:
+            _say(str(exc))
+            status = EXIT_INPUT
+    for path in files:
+        try:
+            report: Report = judge_lines(read_log(path))
+        except (JudgeInputError, LogReadError) as exc:
+            message = str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}"
+            _say(message)
+            status = max(status, EXIT_INPUT)
+            continue
+        except Exception as exc:  # noqa: BLE001 - one bad log must not stop the others
+            _say(f"{path}: internal error ({type(exc).__name__}): {exc}")
+            status = max(status, EXIT_INPUT)
+            continue
+        if fmt is Format.json:
+            typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
+        else:
+            if not first:
+                typer.echo("\n" + "=" * 72 + "\n")
+            typer.echo(report_text(report, str(path)))
+        first = False
+        if report.errors:
+            status = max(status, EXIT_NO)
+    raise typer.Exit(status)
+
+
+@app.command()
+@guarded
+def record(
+    log: Annotated[Path, typer.Argument(help="The match log (JSONL).", show_default=False)],
+    store: StoreOption = None,
+) -> None:
+    """Record a match log in the event store (complete: derived lines filled in).
+
+    Prints the match id. A match is recorded once; a rejected log leaves the store as it
+    was.
+
+    Example: coreflow record fixtures/sample-match.jsonl --store matches.db
+    """
+    lines = _with_path(log, lambda: normalize_lines(_valid_lines(log)))
+    with _recorder(store) as recorder:
+        recorder.record(lines)
+    first = lines[0]
+    typer.echo(getattr(first, "match_id", ""))
+
+
+@app.command()
+@guarded
+def board(
+    target: Annotated[str, typer.Argument(
+        metavar="LOG|MATCH_ID", help="A log file, or the id of a recorded match.",
+        show_default=False)],
+    at: Annotated[int | None, typer.Option(
+        "--at", metavar="SEQ", help="Show the board after this line [default: the last].",
+        show_default=False)] = None,
+    fmt: FormatOption = Format.text,
+    store: StoreOption = None,
+) -> None:
+    """Show the board (stage, buffer, chance, zones, field) after any line of a match.
+
+    Example: coreflow board demo-1 --at 8
+    """
+    path = Path(target)
+    if path.is_dir():
+        raise CliError(f"{path}: a directory; give one log file or a match id")
+    if path.exists():
+        projector = _with_path(path, lambda: BoardProjector.from_file(path))
+    else:
+        with _recorder(store, reading=True) as recorder:
+            try:
+                lines = recorder.lines(target)
+            except MatchNotFound:
+                raise CliError(f"{target!r} is neither a log file nor a recorded match",
+                               EXIT_NO) from None
+        projector = BoardProjector.from_lines(lines)
+    data = projector.at(at)
+    if fmt is Format.json:
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        typer.echo(board_text(data))
+
+
+@app.command()
+@guarded
+def log(
+    match_id: Annotated[str, typer.Argument(help="A recorded match id.", show_default=False)],
+    store: StoreOption = None,
+) -> None:
+    """Print a recorded match log as JSONL, with its hash chain.
+
+    Example: coreflow log demo-1 > demo-1.jsonl
+    """
+    with _recorder(store, reading=True) as recorder:
+        text = recorder.export_jsonl(match_id)
+    typer.echo(text, nl=False)
+
+
+@app.command()
+@guarded
+def normalize(
+    log: Annotated[Path, typer.Argument(help="The match log (JSONL).", show_default=False)],
+) -> None:
+    """Print the complete log: every derived line filled in, renumbered, hash-chained.
+
+    Example: coreflow normalize sparse.jsonl > complete.jsonl
+    """
+    lines = _with_path(log, lambda: normalize_lines(_valid_lines(log)))
+    typer.echo(_jsonl(lines), nl=False)
+
+
+@app.command()
+@guarded
+def verify(
+    log: Annotated[Path, typer.Argument(help="The match log (JSONL).", show_default=False)],
+) -> None:
+    """Check the log's hash chain; report the first line whose hash does not match.
+
+    Exit status: 0 the chain is intact, 1 it is broken, 2 the log could not be read.
+
+    Example: coreflow verify complete.jsonl
+    """
+    lines = _with_path(log, lambda: _valid_lines(log))
+    breaks = verify_chain(lines)
+    if not breaks:
+        typer.echo(f"{log}: hash chain intact ({len(lines)} lines)")
+        raise typer.Exit(EXIT_OK)
+    first = breaks[0]
+    found = "no hash" if first.actual is None else f"hash {first.actual}"
+    typer.echo(
+        f"{log}: hash chain broken at line {first.line} (seq {first.seq}): {found}, "
+        f"expected {first.expected}"
+    )
+    raise typer.Exit(EXIT_NO)
+
+
+@app.command()
+@guarded
+def schema() -> None:
+    """Print the JSON Schema of one match-log line.
+
+    Example: coreflow schema > log-line.schema.json
+    """
+    typer.echo(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+
+
+def _edition(rules: str) -> str:
+    game, sep, edition = rules.partition("/")
+    if not sep:
+        return rules
+    if game != "blackpoker":
+        raise CliError(f"--rules {rules!r}: only blackpoker editions can be simulated")
+    return edition
+
+
+@app.command()
+@guarded
+def simulate(
+    rules: Annotated[str, typer.Option(
+        "--rules", metavar="EDITION", help="The edition: 9.0, 6.1 or blackpoker/9.0.",
+        show_default=False)],
+    out: Annotated[Path, typer.Option(
+        "--out", metavar="DIR", help="Directory to write the logs to.", show_default=False)],
+    fmt: Annotated[str, typer.Option("--format", help="The format.")] = "lite",
+    games: Annotated[int, typer.Option("--games", min=1, help="How many games.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+) -> None:
+    """Write simulated complete match logs (random legal play, reproducible by seed).
+
+    Example: coreflow simulate --rules 9.0 --format lite --games 10 --seed 1 --out logs/
+    """
+    edition = _edition(rules)
+    BlackPokerRules(edition, fmt)  # an unknown edition or format stops here
+    from adjudicator.simulate import write_games  # imported only when simulating
+
+    written: Any = write_games(edition, fmt, games, seed, out)
+    if isinstance(written, list | tuple):
+        for item in written:
+            typer.echo(str(item))
+    elif written is not None:
+        typer.echo(str(written))
+
+
+def main() -> None:  # pragma: no cover - the console script calls ``app``
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

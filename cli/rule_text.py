@@ -1,0 +1,88 @@
+"""One plain-English line per rule reference a finding can cite.
+
+A judge at the table reads the finding's ``rule`` and needs to know, without the rule
+book, what that clause says. ``core[...]`` are the steps of the core flow (the core
+rule, 8th edition), ``bp...`` the sections of the BlackPoker rules, ``log`` the match-log
+format itself. The statements are summaries written for this tool, not quotations.
+"""
+
+from __future__ import annotations
+
+RULE_STATEMENTS: dict[str, str] = {
+    "log": "The match log must be well formed: valid lines, consecutive seq numbers, "
+           "and references to players, cards and requests that exist.",
+    "core[1]": "The game begins once the first player is decided and the set-up is done; "
+               "nothing else happens before that.",
+    "core[2]": "After a resolution, or when everyone passed on an empty stage, the chance "
+               "returns to the turn player and the pass record starts afresh.",
+    "core[3]": "Only the player holding the chance may make a request; a main-timing "
+               "request also needs it to be that player's own turn and the stage to be empty.",
+    "core[6-1]": "When a trigger condition holds, the rules create a request for it; it "
+                 "enters the buffer, controlled by the owner of what triggered it.",
+    "core[6-3]": "The buffer is emptied instant requests first, then normal ones, each "
+                 "group player by player starting from the turn player.",
+    "core[6-5]": "Among one player's triggered requests of the same speed, the main-timing "
+                 "ones are handled before the quick-timing ones.",
+    "core[6-10]": "Triggered normal requests are placed one at a time, in the order their "
+                  "controller chooses; that order must be recorded.",
+    "core[6-10-5]": "A triggered main-timing normal request that meets an empty stage is "
+                    "placed on it and must then be resolved like any staged request.",
+    "core[6-10-6]": "A triggered main-timing normal request that meets a non-empty stage is "
+                    "thrown away (discarded), never placed.",
+    "core[7]": "An instant request is never placed on the stage: it resolves as soon as it "
+               "is made, and the chance stays where it was.",
+    "core[8]": "An instant request resolves immediately after it is made, before anything "
+               "else happens.",
+    "core[9]": "After every resolution the win/lose check is made; once the game is decided, "
+               "nothing more may be played.",
+    "core[10]": "A normal request goes on top of the stage, where the others may respond "
+                "to it before it resolves.",
+    "core[11]": "A pass is recorded only from the player holding the chance.",
+    "core[12]": "A staged request resolves only after every player has passed since the "
+                "last request was made.",
+    "core[15]": "The stage resolves last in, first out: the request placed most recently "
+                "resolves first.",
+    "bp3": "Each format fixes the set-up done before play (9.0: the preset bulwark and "
+           "soldier, the opening hands, the first player by reveals).",
+    "bp3.4.1.1": "A format allows only the actions on its action list; anything else "
+                 "cannot be requested in that format.",
+    "bp4.2.1": "The game starts the same way every time: shuffle, draw seven, reveal the "
+               "top cards to decide the first player, then the first player draws one "
+               "(9.0 adds the preset bulwark and soldier first).",
+    "bp4.3.1": "An action is defined by its key card, target, effect, cost, timing and "
+               "type; a request must match that definition.",
+    "bp4.3.1.1": "Costs are paid in full by the requester: B drives a charged bulwark, "
+                 "L takes one damage, D discards a hand card, S sends a character to the "
+                 "graveyard.",
+    "bp4.3.2.1": "An action with a target cannot be requested without a target that meets "
+                 "its condition, and an action can never target itself.",
+    "bp4.3.3": "Resolving a request carries out exactly what its effect text says, "
+               "no more and no less.",
+    "bp4.3.3.1.1": "If the chosen target no longer meets the target condition when the "
+                   "request resolves, it resolves with no effect (it fizzles).",
+    "bp4.3.3.1.2": "When part of an effect cannot be carried out, the possible part is "
+                   "still done, and only that part.",
+    "bp4.3.3.2.1": "After a request resolves its key cards go to the graveyard, unless the "
+                   "effect itself put them somewhere (the field, the hand).",
+    "bp4.4.3": "A character's number is its printed rank changed by every size "
+               "modifier in force (Up, Down and the like).",
+    "bp4.5": "Each action does what its entry in the format's action list says "
+             "(key cards, costs, targets, choices and effect).",
+    "bp4.5.3.2": "A once-per-turn action may be requested only once until the turn player "
+                 "changes.",
+    "bp4.5.3.3": "Some actions are started only by the rules; no player may request them, "
+                 "even while holding the chance.",
+    "bp6.2": "Each action does exactly what its entry in the format's action list "
+             "says: its key cards, costs, targets, the choices it asks for and its effect.",
+}
+
+
+def rule_statement(rule: str) -> str:
+    """The English statement of ``rule``; a rule not in the table is named as such."""
+    text = RULE_STATEMENTS.get(rule)
+    if text is not None:
+        return text
+    family = rule.split("[", 1)[0].rstrip("0123456789.")
+    known = {"core": "a step of the core flow", "bp": "a section of the BlackPoker rules",
+             "dm": "a Duel Masters rule", "il.": "an i-language rule block"}
+    return f"{known.get(family, 'a rule')} (no summary recorded for {rule})"
