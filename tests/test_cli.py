@@ -1,0 +1,376 @@
+"""The ``coreflow`` command line: exit statuses, error lines, and the store round trip."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from adjudicator.judge import judge_file
+from cli.main import app
+from cli.rule_text import RULE_STATEMENTS, rule_statement
+from events.store import MatchRecorder, open_recorder
+
+ROOT = Path(__file__).resolve().parent.parent
+DISPUTED = ROOT / "fixtures" / "examples" / "disputed-counter.jsonl"
+
+runner = CliRunner()
+
+
+def invoke(*args: str | Path, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    result = runner.invoke(app, [str(a) for a in args], env=env)
+    # Whatever happened, never a traceback and never an escaped exception.
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        result.exception)
+    return result
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def disputed_with(tmp_path: Path, old: str, new: str, name: str = "edited.jsonl") -> Path:
+    text = DISPUTED.read_text(encoding="utf-8")
+    assert old in text
+    return write(tmp_path / name, text.replace(old, new, 1))
+
+
+@pytest.fixture()
+def clean_log(tmp_path: Path) -> Path:
+    """A legal simulated 9.0 game, written by ``coreflow simulate``."""
+    out = tmp_path / "sim"
+    r = invoke("simulate", "--rules", "blackpoker/9.0", "--format", "lite", "--games", "1",
+               "--seed", "3", "--out", out)
+    assert r.exit_code == 0, r.output
+    (path,) = sorted(out.glob("*.jsonl"))
+    assert r.stdout.strip() == str(path)
+    return path
+
+
+# ------------------------------------------------------------------ judge
+
+
+def test_judge_of_a_garbage_file_exits_2_naming_line_and_field(tmp_path: Path) -> None:
+    bad = write(tmp_path / "garbage.jsonl", "%% this is not a match log\n")
+    r = invoke("judge", bad)
+    assert r.exit_code == 2
+    assert r.stdout == ""
+    assert r.stderr.strip() == (
+        f"coreflow: {bad}: line 1: field '(json)': not valid JSON: "
+        "Invalid JSON: expected value at line 1 column 1")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ('"seq":1,', '"seq":"one",', "'seq'"),  # wrong type
+        ('"rules":"blackpoker/9.0"', '"rules":"blackpoker/7.5"', "'rules'"),  # unknown edition
+        ('"format":"lite"', '"format":"ultra"', "'format'"),
+        ('"game":"blackpoker"', '"game":"chess"', "'game'"),
+        ('"log_format":1', '"log_format":1,"colour":"red"', "'colour'"),  # unknown field
+        ('{"seq":1,"type":"match_started"', '{"seq":1,"type":"turn_started"', "'player'"),
+        ('"match_id":"demo-1"', '"match_id":"demo 1"', "'match_id'"),
+    ],
+)
+def test_judge_names_the_line_and_field_it_cannot_read(
+        tmp_path: Path, old: str, new: str, field: str) -> None:
+    r = invoke("judge", disputed_with(tmp_path, old, new))
+    assert r.exit_code == 2
+    assert r.stderr.startswith("coreflow: ") and "line 1: field " + field in r.stderr
+
+
+def test_judge_of_a_log_not_starting_with_match_started_exits_2(tmp_path: Path) -> None:
+    lines = DISPUTED.read_text(encoding="utf-8").splitlines()
+    log = write(tmp_path / "headless.jsonl", "\n".join(lines[1:]) + "\n")
+    r = invoke("judge", log)
+    assert r.exit_code == 2
+    assert r.stderr.strip() == (
+        f"coreflow: {log}: line 1: field 'type': line 1 must be match_started")
+
+
+def test_judge_of_a_truncated_unreadable_or_missing_log_exits_2(tmp_path: Path) -> None:
+    text = DISPUTED.read_bytes()
+    cases = {
+        "truncated.jsonl": text[:60],
+        "binary.jsonl": b"\xff\xfe\x00\x01",
+        "empty.jsonl": b"",
+    }
+    for name, data in cases.items():
+        r = invoke("judge", write(tmp_path / name, data))
+        assert r.exit_code == 2, name
+        assert "line 1: field" in r.stderr, name
+    r = invoke("judge", tmp_path / "missing.jsonl")
+    assert r.exit_code == 2 and "missing.jsonl: cannot read" in r.stderr
+
+
+def test_judge_of_a_log_with_an_error_exits_1_and_reads_like_a_ruling() -> None:
+    r = invoke("judge", DISPUTED)
+    assert r.exit_code == 1
+    text = r.stdout
+    assert text.startswith(f"match demo-1  (blackpoker/9.0, 12 lines)  {DISPUTED}")
+    block = text[text.index("seq 11  legality.effect-mismatch  [error]"):]
+    assert f"rule      bp4.3.3: {RULE_STATEMENTS['bp4.3.3']}" in block
+    assert "finding   The recorded effects of Counter differ" in block
+    assert 'actual    [{"op": "negate", "request": "r2"}]' in block
+    assert text.rstrip().endswith("1 error, 2 warnings")
+    assert "result: undecided" in text
+
+
+def test_judge_of_a_truncated_last_line_is_a_finding_not_a_crash(tmp_path: Path) -> None:
+    lines = DISPUTED.read_text(encoding="utf-8").splitlines()
+    cut = write(tmp_path / "cut.jsonl", "\n".join(lines[:-1]) + "\n" + lines[-1][:40])
+    r = invoke("judge", cut, "--format", "json")
+    assert r.exit_code == 1
+    report = json.loads(r.stdout)
+    assert ("log.malformed", 12) in {(f["code"], f["seq"]) for f in report["findings"]}
+
+
+def test_judge_of_an_unknown_player_is_a_finding(tmp_path: Path) -> None:
+    log = disputed_with(tmp_path, '"player":"bob","action":"counter"',
+                        '"player":"carol","action":"counter"')
+    r = invoke("judge", log, "--format", "json")
+    assert r.exit_code == 1
+    codes = {(f["code"], f["seq"]) for f in json.loads(r.stdout)["findings"]}
+    assert ("log.unknown-ref", 8) in codes
+
+
+def test_judge_json_is_the_report_one_line_per_log(tmp_path: Path, clean_log: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(DISPUTED, logs / "b-disputed.jsonl")
+    shutil.copy(clean_log, logs / "a-clean.jsonl")
+    r = invoke("judge", logs, "--format", "json")
+    assert r.exit_code == 1  # one of the two has an error finding
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2
+    assert json.loads(lines[0]) == judge_file(logs / "a-clean.jsonl").as_dict()
+    assert json.loads(lines[1]) == judge_file(logs / "b-disputed.jsonl").as_dict()
+    first = json.loads(lines[1])
+    assert list(first)[:5] == ["match_id", "rules", "events", "findings", "result"]
+
+
+def test_judge_of_a_legal_game_exits_0(clean_log: Path) -> None:
+    r = invoke("judge", clean_log)
+    assert r.exit_code == 0, r.stdout
+    assert " 0 errors" in "\n" + r.stdout.splitlines()[-1].replace("0 errors", " 0 errors")
+
+
+def test_judge_keeps_going_past_an_unreadable_log(tmp_path: Path) -> None:
+    bad = write(tmp_path / "bad.jsonl", "{}\n")
+    r = invoke("judge", bad, DISPUTED, "--format", "json")
+    assert r.exit_code == 2  # the worst of the logs
+    assert json.loads(r.stdout)["match_id"] == "demo-1"
+    assert "bad.jsonl: line 1" in r.stderr
+
+
+def test_every_rule_the_engine_cites_has_an_english_statement() -> None:
+    import re
+
+    cited: set[str] = set()
+    for path in (ROOT / "adjudicator").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        cited |= set(re.findall(r'"((?:core\[[0-9-]+\])|(?:bp[0-9][0-9.]*[0-9]|bp[0-9])|log)"',
+                                text))
+    assert cited, "the engine cites rules"
+    missing = sorted(c for c in cited if c not in RULE_STATEMENTS)
+    assert missing == []
+    assert "no summary" in rule_statement("bp9.9.9")
+
+
+# ------------------------------------------------------------------ record / log / board
+
+
+def test_record_then_log_round_trips_through_sqlite(tmp_path: Path) -> None:
+    store = tmp_path / "matches.db"
+    normalized = invoke("normalize", DISPUTED)
+    assert normalized.exit_code == 0
+    r = invoke("record", DISPUTED, "--store", store)
+    assert r.exit_code == 0, r.output
+    assert r.stdout == "demo-1\n"
+    logged = invoke("log", "demo-1", "--store", store)
+    assert logged.exit_code == 0
+    assert logged.stdout == normalized.stdout
+    # The store is a real SQLite file another process can open.
+    recorder = open_recorder(str(store))
+    assert recorder.match_ids() == ["demo-1"]
+
+
+def test_recording_a_match_twice_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    store = str(tmp_path / "matches.db")
+    assert invoke("record", DISPUTED, "--store", store).exit_code == 0
+    before = invoke("log", "demo-1", "--store", store).stdout
+    r = invoke("record", DISPUTED, "--store", store)
+    assert r.exit_code == 1
+    assert r.stderr.strip() == (
+        "coreflow: match 'demo-1' is already recorded; nothing was written "
+        "(use append to add lines to it)")
+    assert invoke("log", "demo-1", "--store", store).stdout == before
+
+
+def test_record_refuses_a_malformed_log_and_writes_nothing(tmp_path: Path) -> None:
+    store = tmp_path / "matches.db"
+    lines = DISPUTED.read_text(encoding="utf-8").splitlines()
+    lines[6] = '{"seq":7,"type":"pass","player":'
+    bad = write(tmp_path / "bad.jsonl", "\n".join(lines) + "\n")
+    r = invoke("record", bad, "--store", store)
+    assert r.exit_code == 2
+    assert "line 7: field '(json)'" in r.stderr
+    assert not store.exists() or MatchRecorder(env={
+        "PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(store),
+    }).match_ids() == []
+
+
+def test_store_errors_are_one_line(tmp_path: Path) -> None:
+    r = invoke("record", DISPUTED, "--store", tmp_path / "no" / "such" / "dir" / "x.db")
+    assert r.exit_code == 2 and r.stderr.startswith("coreflow: cannot open the event store")
+    r = invoke("log", "demo-1", "--store", tmp_path / "absent.db")
+    assert r.exit_code == 1 and "no event store at" in r.stderr
+    assert not (tmp_path / "absent.db").exists()
+    store = tmp_path / "s.db"
+    invoke("record", DISPUTED, "--store", store)
+    r = invoke("log", "nope", "--store", store)
+    assert r.exit_code == 1
+    assert r.stderr.strip() == "coreflow: match 'nope' is not recorded in the store"
+
+
+def test_store_defaults_to_the_environment(tmp_path: Path) -> None:
+    env = {"COREFLOW_STORE": str(tmp_path / "env.db")}
+    assert invoke("record", DISPUTED, env=env).exit_code == 0
+    assert (tmp_path / "env.db").exists()
+    assert invoke("log", "demo-1", env=env).stdout.startswith('{"seq":1,')
+
+
+def test_board_at_several_seqs_from_a_file_and_from_the_store(tmp_path: Path) -> None:
+    def board(*args: str | Path) -> dict:  # type: ignore[type-arg]
+        r = invoke("board", *args, "--format", "json")
+        assert r.exit_code == 0, r.output
+        return json.loads(r.stdout)  # type: ignore[no-any-return]
+
+    b = board(DISPUTED, "--at", "8")
+    assert [s["request"] for s in b["stage"]] == ["r2", "r3"] and b["chance"] == "bob"
+    b = board(DISPUTED, "--at", "11")
+    assert b["stage"] == [] and b["chance"] == "alice"
+    b = board(DISPUTED)
+    assert [s["request"] for s in b["stage"]] == ["r4"] and b["seq"] == 12
+
+    store = tmp_path / "s.db"
+    invoke("record", DISPUTED, "--store", store)
+    # The stored log is complete: 20 lines; line 16 is the chance going to the system.
+    b = board("demo-1", "--at", "16", "--store", store)
+    assert b["chance"] == "system" and b["passed"] == ["alice", "bob"]
+    assert [s["request"] for s in b["stage"]] == ["r2", "r3"]
+    b = board("demo-1", "--store", store)
+    assert b["seq"] == 20 and [s["request"] for s in b["stage"]] == ["r4"]
+
+    text = invoke("board", DISPUTED, "--at", "8")
+    assert text.exit_code == 0
+    assert "  2. r3 counter (bob, normal quick) · key bob:♣3 · targets r2" in text.stdout
+    assert "alice:♥2: bulwark, drive, face down" in text.stdout
+
+
+def test_board_errors(tmp_path: Path) -> None:
+    r = invoke("board", DISPUTED, "--at", "99")
+    assert r.exit_code == 2
+    assert r.stderr.strip() == "coreflow: no line with seq 99: the log runs from seq 1 to seq 12"
+    store = tmp_path / "s.db"
+    invoke("record", DISPUTED, "--store", store)
+    r = invoke("board", "no-such-match", "--store", store)
+    assert r.exit_code == 1 and "neither a log file nor a recorded match" in r.stderr
+    r = invoke("board", write(tmp_path / "g.jsonl", "[1, 2]\n"))
+    assert r.exit_code == 2 and "g.jsonl: line 1: field 'type'" in r.stderr
+
+
+# ------------------------------------------------------------------ normalize / verify / schema
+
+
+def test_normalize_writes_a_chained_complete_log(tmp_path: Path) -> None:
+    r = invoke("normalize", DISPUTED)
+    assert r.exit_code == 0
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [x["seq"] for x in lines] == list(range(1, len(lines) + 1))
+    assert {"chance_moved", "stage"} <= {x["type"] for x in lines}
+    assert all(len(x["hash"]) == 64 for x in lines)
+    complete = write(tmp_path / "complete.jsonl", r.stdout)
+    assert invoke("verify", complete).exit_code == 0
+
+
+def test_verify_reports_the_first_broken_line(tmp_path: Path) -> None:
+    r = invoke("normalize", DISPUTED)
+    lines = r.stdout.splitlines()
+    lines[5] = lines[5].replace('"result":"resolved"', '"result":"fizzled"')
+    tampered = write(tmp_path / "tampered.jsonl", "\n".join(lines) + "\n")
+    v = invoke("verify", tampered)
+    assert v.exit_code == 1
+    assert v.stdout.startswith(f"{tampered}: hash chain broken at line 6 (seq 6): hash ")
+    v = invoke("verify", DISPUTED)  # a hand-written log carries no hashes
+    assert v.exit_code == 1 and "broken at line 1 (seq 1): no hash" in v.stdout
+    v = invoke("verify", write(tmp_path / "g.jsonl", "nonsense"))
+    assert v.exit_code == 2 and "line 1: field '(json)'" in v.stderr
+
+
+def test_schema_is_the_json_schema_of_a_line() -> None:
+    r = invoke("schema")
+    assert r.exit_code == 0
+    schema = json.loads(r.stdout)
+    assert schema["$schema"].startswith("https://json-schema.org/")
+    assert "request" in json.dumps(schema)
+
+
+def test_simulate_refuses_unknown_editions_and_formats(tmp_path: Path) -> None:
+    for args, text in [
+        (("--rules", "7.5"), "unknown BlackPoker edition '7.5'"),
+        (("--rules", "duel_masters/1.0"), "only blackpoker editions"),
+        (("--rules", "9.0", "--format", "ultra"), "format 'ultra'"),
+    ]:
+        r = invoke("simulate", *args, "--out", tmp_path / "o")
+        assert r.exit_code == 2 and text in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    for command in ("judge", "record", "board", "log", "normalize", "verify", "schema",
+                    "simulate"):
+        r = invoke(command, "--help")
+        assert r.exit_code == 0
+        assert "Example: coreflow " + command in r.stdout, command
+
+
+# ------------------------------------------------------------------ the installed command
+
+
+def installed_coreflow() -> str:
+    here = Path(sys.executable).parent / "coreflow"
+    found = str(here) if here.exists() else shutil.which("coreflow")
+    if found is None:
+        pytest.skip("the coreflow command is not installed (pip install .)")
+    return found
+
+
+def test_the_installed_command_judges_and_records(tmp_path: Path) -> None:
+    exe = installed_coreflow()
+    env = {**os.environ, "COREFLOW_STORE": str(tmp_path / "sub.db")}
+    judged = subprocess.run([exe, "judge", str(DISPUTED), "--format", "json"], env=env,
+                            capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                            timeout=120)
+    assert judged.returncode == 1
+    assert json.loads(judged.stdout) == judge_file(DISPUTED).as_dict()
+    bad = write(tmp_path / "bad.jsonl", '{"seq": 1, "type": "pass", "player": 7}\n')
+    failed = subprocess.run([exe, "judge", str(bad)], env=env, capture_output=True,
+                            text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert failed.returncode == 2 and failed.stdout == ""
+    assert failed.stderr.startswith(f"coreflow: {bad}: line 1: field 'player'")
+    assert "Traceback" not in failed.stderr
+    recorded = subprocess.run([exe, "record", str(DISPUTED)], env=env, capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert (recorded.returncode, recorded.stdout) == (0, "demo-1\n")
