@@ -1,0 +1,452 @@
+"""Property tests of the judge on simulated games: legal ones, sparse ones, broken ones.
+
+The simulator (:mod:`adjudicator.simulate`) plays seeded random legal BlackPoker lite
+games through the same engine the judge uses. These tests check that
+
+(a) the judge finds no error in hundreds of such games and gives the result they ended on;
+(b) a sparse log (every line the rules derive left out) is judged the same and normalizes
+    back to the complete log;
+(c) one injected mistake is reported with its code at the line that makes it, and no
+    error is reported before that line.
+
+Mistakes are injected into the sparse log (the players' decisions), so the rule-system
+lines follow from the mistake as the judge derives them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from adjudicator.flow import SYSTEM, CoreFlow
+from adjudicator.judge import Report, judge_file, judge_lines, normalize_lines, start_flow
+from adjudicator.simulate import (
+    SimulationError,
+    game_seed,
+    simulate_game,
+    write_games,
+)
+from events.models import GameEnded, LogLine, Pass, Request, Resolve, Stage, Trigger
+from events.reader import read_log, verify_chain
+
+EDITIONS = ("6.1", "9.0")
+GAMES_PER_EDITION = 150
+DIRECT_ACTIONS = {
+    "set_bulwark", "summon_soldier", "summon_hero", "summon_ace", "mount", "attack", "end",
+    "up", "down", "twist", "counter", "destroy_bulwark", "throwing", "search",
+}
+TRIGGERED_ACTIONS = {"charge", "draw", "block", "damage_judge", "next_generation"}
+DERIVED = {"chance_moved", "discard", "turn_started", "game_ended"}
+
+Log = list[LogLine]
+
+
+# ---------------------------------------------------------------------------- helpers
+def renumber(lines: Log) -> Log:
+    return [line.model_copy(update={"seq": i, "hash": None}) for i, line in enumerate(lines, 1)]
+
+
+def judge(lines: Log) -> Report:
+    return judge_lines(enumerate(renumber(lines), 1))
+
+
+def errors(report: Report) -> list[tuple[str, int]]:
+    return [(f.code, f.seq) for f in report.findings if f.severity == "error"]
+
+
+def identity(line: LogLine) -> str:
+    """A line without its position: what it says, not where it stands."""
+    return json.dumps(line.model_dump(mode="json", exclude={"seq", "hash"}, exclude_none=True),
+                      sort_keys=True)
+
+
+def sparse(lines: Log) -> tuple[Log, list[int]]:
+    """Drop every line the rules derive; return the sparse log and, for each of its lines,
+    the index of the same line in ``lines``.
+
+    Left out: chance moves, discards, turn starts, the game end, the stage line of a
+    direct normal request, and a trigger line whose request no later line names.
+    """
+    direct = {line.request for line in lines if isinstance(line, Request)}
+    named: set[str] = set()
+    for line in lines:
+        if isinstance(line, Resolve):
+            named.add(line.request)
+        elif isinstance(line, Stage) and line.request not in direct:
+            named.add(line.request)
+        elif isinstance(line, Request):
+            named.update(line.targets)
+    out: Log = []
+    where: list[int] = []
+    for i, line in enumerate(lines):
+        if line.type in DERIVED:
+            continue
+        if isinstance(line, Stage) and line.request in direct:
+            continue
+        if isinstance(line, Trigger) and line.request not in named:
+            continue
+        out.append(line)
+        where.append(i)
+    return renumber(out), where
+
+
+def replay(lines: Log) -> Iterator[tuple[int, LogLine, CoreFlow]]:
+    """Feed ``lines`` to a fresh engine; yield each line with the state *before* it."""
+    flow = start_flow(lines[0])
+    for i, line in enumerate(lines[1:], start=1):
+        yield i, line, flow
+        flow.feed(line)
+
+
+def stage_ids(flow: CoreFlow) -> list[str]:
+    return [r.id for r in flow.stage]
+
+
+# ---------------------------------------------------------------------------- the pool
+@pytest.fixture(scope="module")
+def pool() -> dict[str, list[Log]]:
+    """150 seeded games per edition (the same games on every run)."""
+    return {ed: [simulate_game(ed, seed) for seed in range(GAMES_PER_EDITION)]
+            for ed in EDITIONS}
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Where a mistake can be injected: a game's sparse log and a line index in it."""
+
+    edition: str
+    game: int
+    index: int
+    other: int = -1
+    """A second line the mistake involves (the one to swap or to move)."""
+
+
+@pytest.fixture(scope="module")
+def sparse_pool(pool: dict[str, list[Log]]) -> dict[str, list[Log]]:
+    return {ed: [sparse(lines)[0] for lines in games] for ed, games in pool.items()}
+
+
+@pytest.fixture(scope="module")
+def sites(sparse_pool: dict[str, list[Log]]) -> dict[str, list[Site]]:
+    """Every place in the pool where each kind of mistake can be made."""
+    out: dict[str, list[Site]] = {k: [] for k in (
+        "drop_pass", "swap", "no_chance", "main_stage", "key_card", "trigger_order", "fizzle",
+    )}
+    for ed, games in sparse_pool.items():
+        for g, lines in enumerate(games):
+            resolves = {line.request: i for i, line in enumerate(lines)
+                        if isinstance(line, Resolve)}
+            for i, line, flow in replay(lines):
+                prev = lines[i - 1]
+                pending = flow.buffer or flow.awaiting_instant is not None
+                if isinstance(line, Resolve):
+                    on_stage = stage_ids(flow)
+                    if flow.chance == SYSTEM and on_stage and on_stage[-1] == line.request:
+                        if isinstance(prev, Pass):
+                            out["drop_pass"].append(Site(ed, g, i))
+                        below = resolves.get(on_stage[-2], -1) if len(on_stage) > 1 else -1
+                        if below > i:
+                            out["swap"].append(Site(ed, g, i, below))
+                    if line.result == "fizzled":
+                        out["fizzle"].append(Site(ed, g, i))
+                    instants = [r for r in flow.buffer if r.action.speed == "instant"]
+                    first = flow.requests.get(line.request)
+                    if first is not None and len({r.controller for r in instants}) > 1:
+                        later = next((j for j in range(i + 1, len(lines))
+                                      if isinstance(lines[j], Resolve)
+                                      and (r := flow.requests.get(lines[j].request)) in instants
+                                      and r is not None and r.controller != first.controller),
+                                     -1)
+                        if later > 0:
+                            out["trigger_order"].append(Site(ed, g, i, later))
+                if isinstance(line, Request):
+                    if isinstance(prev, Pass) and prev.player != line.player:
+                        out["no_chance"].append(Site(ed, g, i))
+                    if line.key_cards:
+                        out["key_card"].append(Site(ed, g, i))
+                if (not pending and flow.chance == flow.turn_player and flow.result is None
+                        and any(not r.triggered for r in flow.stage)):
+                    out["main_stage"].append(Site(ed, g, i))
+    return out
+
+
+def broken(sparse_pool: dict[str, list[Log]], site: Site,
+           change: Callable[[Log], None]) -> list[tuple[str, int]]:
+    lines = list(sparse_pool[site.edition][site.game])
+    change(lines)
+    return errors(judge(lines))
+
+
+def assert_first_error(found: list[tuple[str, int]], code: str, seq: int) -> None:
+    assert (code, seq) in found, f"expected {code} at line {seq}; found {found[:8]}"
+    assert min(s for _, s in found) == seq, f"an error before line {seq}: {found[:8]}"
+
+
+MISTAKE_SETTINGS = settings(max_examples=30, deadline=None,
+                            suppress_health_check=[HealthCheck.too_slow])
+
+
+# ---------------------------------------------------------------------------- (a) legal games
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_simulated_games_have_no_error_and_end_by_deck_out(
+        pool: dict[str, list[Log]], edition: str) -> None:
+    games = pool[edition]
+    assert len(games) == GAMES_PER_EDITION
+    ended = 0
+    for seed, lines in enumerate(games):
+        report = judge(lines)
+        assert errors(report) == [], f"{edition} seed {seed}: {errors(report)[:5]}"
+        last = lines[-1]
+        if isinstance(last, GameEnded):
+            ended += 1
+            assert last.reason == "deck_out"
+            assert report.result == {"result": last.result, "winner": last.winner,
+                                     "reason": "deck_out"} if last.winner else \
+                {"result": last.result, "reason": "deck_out"}
+        else:
+            assert report.result is None
+    assert ended == len(games), "every simulated game is played to its end"
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_simulated_games_use_every_lite_action(pool: dict[str, list[Log]],
+                                               edition: str) -> None:
+    requested = {line.action for lines in pool[edition] for line in lines
+                 if isinstance(line, Request)}
+    triggered = {line.action for lines in pool[edition] for line in lines
+                 if isinstance(line, Trigger)}
+    results = {line.result for lines in pool[edition] for line in lines
+               if isinstance(line, Resolve)}
+    assert requested == DIRECT_ACTIONS
+    assert triggered == TRIGGERED_ACTIONS
+    assert results == {"resolved", "fizzled"}
+
+
+def test_requester_passes_explicitly_only_in_9_0(pool: dict[str, list[Log]]) -> None:
+    """D4: after a normal request, 9.0's requester keeps the chance and passes; in 6.1 an
+    automatic pass moves the chance on, so the requester never passes next."""
+    def own_pass_after_normal_request(lines: Log) -> int:
+        decisions = [x for x in lines if isinstance(x, Request | Pass | Resolve)]
+        count = 0
+        for a, b in zip(decisions, decisions[1:], strict=False):
+            if (isinstance(a, Request) and isinstance(b, Pass) and a.player == b.player
+                    and a.action not in ("set_bulwark", "search")):
+                count += 1
+        return count
+
+    assert sum(own_pass_after_normal_request(g) for g in pool["6.1"]) == 0
+    assert sum(own_pass_after_normal_request(g) for g in pool["9.0"]) > 100
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_simulation_is_deterministic(edition: str) -> None:
+    a = simulate_game(edition, 12345)
+    b = simulate_game(edition, 12345)
+    c = simulate_game(edition, 12346)
+    assert [identity(x) for x in a] == [identity(x) for x in b]
+    assert [identity(x) for x in a] != [identity(x) for x in c]
+
+
+def test_header_and_game_start(pool: dict[str, list[Log]]) -> None:
+    for edition, games in pool.items():
+        for lines in games[:20]:
+            header, start = lines[0], lines[1]
+            assert header.type == "match_started" and start.type == "game_started"
+            assert header.rules == f"blackpoker/{edition}" and header.format == "lite"
+            assert header.players == ["alice", "bob"]
+            assert header.decks is not None and start.hands is not None
+            for p, deck in header.decks.items():
+                assert 40 <= len(deck) <= 54 and len(set(deck)) == len(deck)
+                assert len(start.hands[p]) == (8 if p == start.first_player else 7)
+            assert (start.presets is not None) == (edition == "9.0")
+
+
+def test_max_lines_stops_an_unfinished_game() -> None:
+    lines = simulate_game("9.0", 3, max_lines=60)
+    assert 60 <= len(lines) < 80
+    assert lines[-1].type != "game_ended"
+    report = judge(lines)
+    assert errors(report) == [] and report.result is None
+
+
+def test_unsupported_edition_is_refused() -> None:
+    with pytest.raises(ValueError):
+        simulate_game("5.0", 1)
+    assert issubclass(SimulationError, RuntimeError)
+
+
+def test_write_games_writes_chained_logs_the_judge_accepts(tmp_path: Path) -> None:
+    paths = write_games("6.1", "lite", 3, 7, tmp_path / "out")
+    assert [p.name for p in paths] == ["6.1-7-0.jsonl", "6.1-7-1.jsonl", "6.1-7-2.jsonl"]
+    for i, path in enumerate(paths):
+        parsed = read_log(path)
+        lines = [(no, line) for no, line in parsed if not hasattr(line, "field")]
+        assert len(lines) == len(parsed)
+        assert verify_chain(lines) == []  # type: ignore[arg-type]
+        report = judge_file(path)
+        assert report.match_id == f"sim-6.1-7-{i}"
+        assert errors(report) == [] and report.result is not None
+    assert game_seed(7, 0) != game_seed(7, 1) and game_seed(7, 0) == game_seed(7, 0)
+
+
+# ---------------------------------------------------------------------------- (b) sparse logs
+@settings(max_examples=24, deadline=None)
+@given(edition=st.sampled_from(EDITIONS), seed=st.integers(0, 10**9))
+def test_sparse_log_normalizes_to_the_complete_log(edition: str, seed: int) -> None:
+    complete = simulate_game(edition, seed)
+    short, _ = sparse(complete)
+    assert len(short) < len(complete) * 0.7
+    assert not any(line.type in DERIVED for line in short)
+    normalized = normalize_lines(enumerate(short, 1))
+    assert [identity(x) for x in normalized] == [identity(x) for x in complete]
+    assert [x.seq for x in normalized] == list(range(1, len(complete) + 1))
+    assert errors(judge(short)) == []
+
+
+@settings(max_examples=24, deadline=None)
+@given(edition=st.sampled_from(EDITIONS), seed=st.integers(0, 10**9), data=st.data())
+def test_sparse_and_complete_logs_get_the_same_findings(edition: str, seed: int,
+                                                        data: st.DataObject) -> None:
+    """Mistakes that change nothing at the table (a pass by a player without the chance,
+    a wrong key card on a Search, an effect applied to a vanished target) are found at
+    the same lines whether the log is complete or sparse."""
+    complete = simulate_game(edition, seed)
+    quiet = [i for i, line, flow in replay(complete)
+             if isinstance(line, Request | Pass) and flow.chance not in (None, SYSTEM)
+             and not flow.buffer and flow.awaiting_instant is None]
+    picks = data.draw(st.lists(st.sampled_from(quiet), min_size=1, max_size=4, unique=True))
+    for i, line in enumerate(complete):
+        if isinstance(line, Resolve) and line.result == "fizzled":
+            complete[i] = line.model_copy(update={"result": "resolved"})
+        elif isinstance(line, Request) and line.action == "search":
+            complete[i] = line.model_copy(update={"key_cards": [bad_key(line)]})
+    for i in sorted(picks, reverse=True):
+        holder = next(f.chance for j, _, f in replay(complete) if j == i)
+        intruder = next(p for p in ("alice", "bob") if p != holder)
+        complete.insert(i, Pass(seq=1, player=intruder))
+    complete = renumber(complete)
+    short, where = sparse(complete)
+    full = judge(complete)
+    thin = judge(short)
+    inserted = [i + k for k, i in enumerate(sorted(picks))]
+    assert {("timing.no-chance", i + 1) for i in inserted} <= set(errors(full))
+    in_full = sorted((f.code, f.severity, f.seq - 1) for f in full.findings)
+    in_thin = sorted((f.code, f.severity, where[f.seq - 1]) for f in thin.findings)
+    assert in_thin == in_full
+
+
+# ---------------------------------------------------------------------------- (c) mistakes
+def bad_key(line: Request) -> str:
+    """A key card that meets no condition of the action (a Joker, or ♠5 for Search)."""
+    owner = line.player
+    return f"{owner}:S5" if line.action == "search" else f"{owner}:JK1"
+
+
+def pick(sites: dict[str, list[Site]], kind: str) -> st.SearchStrategy[Site]:
+    assert len(sites[kind]) >= 10, f"the pool has too few places for {kind}: {len(sites[kind])}"
+    return st.sampled_from(sites[kind])
+
+
+@MISTAKE_SETTINGS
+@given(data=st.data())
+def test_dropped_pass_resolves_before_all_passed(sparse_pool: dict[str, list[Log]],
+                                                 sites: dict[str, list[Site]],
+                                                 data: st.DataObject) -> None:
+    site = data.draw(pick(sites, "drop_pass"))
+    found = broken(sparse_pool, site, lambda lines: lines.pop(site.index - 1))
+    # The resolution moved up one line.
+    assert_first_error(found, "timing.resolved-before-all-passed", site.index)
+
+
+@MISTAKE_SETTINGS
+@given(data=st.data())
+def test_swapped_resolutions_are_not_lifo(sparse_pool: dict[str, list[Log]],
+                                          sites: dict[str, list[Site]],
+                                          data: st.DataObject) -> None:
+    site = data.draw(pick(sites, "swap"))
+
+    def swap(lines: Log) -> None:
+        i, j = site.index, site.other
+        lines[i], lines[j] = lines[j], lines[i]
+
+    found = broken(sparse_pool, site, swap)
+    assert_first_error(found, "order.stage-not-lifo", site.index + 1)
+
+
+@MISTAKE_SETTINGS
+@given(data=st.data())
+def test_request_without_the_chance(sparse_pool: dict[str, list[Log]],
+                                    sites: dict[str, list[Site]],
+                                    data: st.DataObject) -> None:
+    site = data.draw(pick(sites, "no_chance"))
+    # Drop the pass that handed the chance over: the request comes from the wrong player.
+    found = broken(sparse_pool, site, lambda lines: lines.pop(site.index - 1))
+    assert_first_error(found, "timing.no-chance", site.index)
+
+
+@MISTAKE_SETTINGS
+@given(data=st.data())
+def test_main_request_on_a_non_empty_stage(sparse_pool: dict[str, list[Log]],
+                                           sites: dict[str, list[Site]],
+                                           data: st.DataObject) -> None:
+    site = data.draw(pick(sites, "main_stage"))
+    lines = sparse_pool[site.edition][site.game]
+    flow_state = next(f for i, _, f in replay(lines) if i == site.index)
+    player = flow_state.turn_player
+    assert player is not None
+    end = Request(seq=1, request="injected-end", player=player, action="end")
+    found = broken(sparse_pool, site, lambda ls: ls.insert(site.index, end))
+    assert_first_error(found, "timing.main-stage-not-empty", site.index + 1)
+    assert ("timing.no-chance", site.index + 1) not in found
+
+
+@MISTAKE_SETTINGS
+@given(data=st.data())
+def test_wrong_key_card(sparse_pool: dict[str, list[Log]], sites: dict[str, list[Site]],
+                        data: st.DataObject) -> None:
+    site = data.draw(pick(sites, "key_card"))
+
+    def spoil(lines: Log) -> None:
+        line = lines[site.index]
+        assert isinstance(line, Request)
+        lines[site.index] = line.model_copy(
+            update={"key_cards": [bad_key(line), *line.key_cards[1:]]})
+
+    found = broken(sparse_pool, site, spoil)
+    assert_first_error(found, "legality.key-card-invalid", site.index + 1)
+
+
+@MISTAKE_SETTINGS
+@given(data=st.data())
+def test_triggered_requests_out_of_turn_order(sparse_pool: dict[str, list[Log]],
+                                              sites: dict[str, list[Site]],
+                                              data: st.DataObject) -> None:
+    site = data.draw(pick(sites, "trigger_order"))
+
+    def move(lines: Log) -> None:
+        lines.insert(site.index, lines.pop(site.other))
+
+    found = broken(sparse_pool, site, move)
+    assert_first_error(found, "order.trigger-turn-order", site.index + 1)
+
+
+@MISTAKE_SETTINGS
+@given(data=st.data())
+def test_effect_applied_to_a_vanished_target(sparse_pool: dict[str, list[Log]],
+                                             sites: dict[str, list[Site]],
+                                             data: st.DataObject) -> None:
+    site = data.draw(pick(sites, "fizzle"))
+
+    def apply(lines: Log) -> None:
+        line = lines[site.index]
+        assert isinstance(line, Resolve)
+        lines[site.index] = line.model_copy(update={"result": "resolved"})
+
+    found = broken(sparse_pool, site, apply)
+    assert found == [("legality.fizzle-not-applied", site.index + 1)]
