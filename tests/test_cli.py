@@ -374,3 +374,38 @@ def test_the_installed_command_judges_and_records(tmp_path: Path) -> None:
     recorded = subprocess.run([exe, "record", str(DISPUTED)], env=env, capture_output=True,
                               text=True, stdin=subprocess.DEVNULL, timeout=120)
     assert (recorded.returncode, recorded.stdout) == (0, "demo-1\n")
+
+
+# ------------------------------------------------------------------ the README
+
+
+def readme_block_after(marker: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("```", text.index(marker))
+    body = text[text.index("\n", start) + 1:]
+    return body[:body.index("```")]
+
+
+def test_readme_opens_with_the_two_commands() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = text[text.index("```sh"):]
+    commands = first[first.index("\n") + 1:first.index("```", 3)].splitlines()
+    assert commands == [
+        "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/coreflow record "
+        "fixtures/sample-match.jsonl && .venv/bin/coreflow judge fixtures/sample-match.jsonl",
+        "python3 -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/python -m pytest",
+    ]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "\npython -m pytest\n" in ci and "pip install --quiet '.[test]'" in ci
+
+
+def test_readme_worked_example_is_what_the_cli_prints(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    log = "fixtures/examples/disputed-counter.jsonl"
+    assert readme_block_after("(the short 9.0 example") == (ROOT / log).read_text("utf-8")
+    judged = invoke("judge", log)
+    assert judged.exit_code == 1
+    assert readme_block_after(f"`coreflow judge {log}` prints") == judged.stdout
+    board = invoke("board", log, "--at", "8")
+    assert readme_block_after(f"`coreflow board {log} --at 8`") == board.stdout
