@@ -1,0 +1,113 @@
+"""Ruling fixtures: every ``fixtures/**/NAME.jsonl`` beside a ``NAME.expected.json``.
+
+Each fixture is a hand-written match log and the findings a judge must give on it, written
+from the rules (docs/findings.md says which fixture shows which code). The test judges the
+log and asserts exactly the expected ``(code, seq, severity)`` list and the game result.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adjudicator.findings import CODES, Finding
+from adjudicator.judge import judge_file, normalize_lines
+from events.models import LINE_ADAPTER
+from events.reader import read_log
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+EXPECTED = sorted(FIXTURES.glob("**/*.expected.json"))
+
+#: Logs written with every derived line: normalizing them must give them back unchanged.
+COMPLETE_LOGS = ("lite/attack-block-damage-9.0", "lite/end-charge-draw-6.1")
+
+#: Codes no BlackPoker lite log can raise (docs/findings.md says why for each).
+NOT_IN_LITE = {
+    "order.pending-effect-order",  # Duel Masters
+    "precedence.prohibition-over-permission",  # Duel Masters
+    "precedence.scope-order",  # lite has only this-scope, additive size changes
+    "precedence.timestamp-order",  # idem
+    "order.instant-before-own-trigger",  # no lite instant has a cost that can trigger
+    "order.trigger-instant-before-normal",  # lite never triggers both speeds at once
+    "order.trigger-main-before-quick",  # lite never triggers both timings for one player
+}
+
+Key = tuple[int, str, str]
+
+
+def _log_of(expected: Path) -> Path:
+    return expected.with_name(expected.name.removesuffix(".expected.json") + ".jsonl")
+
+
+def _fixture_id(expected: Path) -> str:
+    return str(_log_of(expected).relative_to(FIXTURES).with_suffix(""))
+
+
+def _load(expected: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(expected.read_text(encoding="utf-8"))
+    return data
+
+
+def _describe(f: Finding) -> str:
+    return f"  seq {f.seq:>3}  {f.code}  [{f.severity}]  {f.rule}: {f.message}"
+
+
+def _diff(name: str, want: list[Key], got: list[Finding]) -> str:
+    got_keys = sorted((f.seq, f.code, f.severity) for f in got)
+    missing = list(want)
+    extra: list[Finding] = []
+    for f in sorted(got, key=lambda f: (f.seq, f.code)):
+        key = (f.seq, f.code, f.severity)
+        if key in missing:
+            missing.remove(key)
+        else:
+            extra.append(f)
+    lines = [f"{name}: the judge's findings differ from the expected ones."]
+    if missing:
+        lines.append("expected but not reported:")
+        lines += [f"  seq {s:>3}  {c}  [{v}]" for s, c, v in missing]
+    if extra:
+        lines.append("reported but not expected:")
+        lines += [_describe(f) for f in extra]
+    lines.append(f"expected: {want}")
+    lines.append(f"actual:   {got_keys}")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("expected", EXPECTED, ids=_fixture_id)
+def test_fixture(expected: Path) -> None:
+    spec = _load(expected)
+    log = _log_of(expected)
+    assert log.exists(), f"{expected.name} has no log beside it"
+    assert spec["description"].strip(), "a fixture says what it rules on"
+    report = judge_file(log)
+    assert report.rules == spec["rules"]
+    want = sorted((f["seq"], f["code"], f["severity"]) for f in spec["findings"])
+    got = sorted((f.seq, f.code, f.severity) for f in report.findings)
+    assert got == want, _diff(_fixture_id(expected), want, report.findings)
+    assert report.result == spec["result"]
+
+
+def test_there_are_fixtures_for_both_editions() -> None:
+    editions = [_load(p)["rules"] for p in EXPECTED]
+    assert editions.count("blackpoker/6.1") >= 8
+    assert editions.count("blackpoker/9.0") >= 8
+
+
+def test_every_lite_code_has_a_fixture() -> None:
+    shown = {f["code"] for p in EXPECTED for f in _load(p)["findings"]}
+    assert shown <= set(CODES), f"unknown codes in fixtures: {sorted(shown - set(CODES))}"
+    missing = set(CODES) - NOT_IN_LITE - shown
+    assert not missing, f"no fixture shows {sorted(missing)}"
+
+
+@pytest.mark.parametrize("name", COMPLETE_LOGS)
+def test_complete_log_normalizes_to_itself(name: str) -> None:
+    path = FIXTURES / f"{name}.jsonl"
+    written = [LINE_ADAPTER.validate_json(line).model_dump()
+               for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    normalized = [line.model_dump() for line in normalize_lines(read_log(path))]
+    assert normalized == written
