@@ -70,6 +70,8 @@ QUICK_WEIGHTS: dict[str, float] = {
 """The same for a quick response: with the stage non-empty, or on the opponent's turn."""
 QUICK_RATE = 0.3
 """How often a player holding the chance outside main timing tries to respond at all."""
+CLAIM_RATE = 0.5
+"""How often a resolution records the primitive effects the table saw (``effects``)."""
 MAX_CANDIDATES = 60
 """Candidates tried per action before giving it up for this decision."""
 
@@ -443,9 +445,51 @@ class _Simulator:
         elif aid == "next_generation" and self.remaining[ctl] is not None:
             effects = self._dig(ctl)
             item.dealt = {ctl: len(effects)}
+        if effects is None and rng.random() < CLAIM_RATE:
+            seen = self._seen(req, choices)
+            if seen is not None:
+                effects = [Effect.model_validate(e) for e in seen]
         item.line = Resolve(seq=flow.next_seq, request=req.id, result="resolved",
                             choices=choices or None, effects=effects)
         return item
+
+    def _seen(self, req: Req, choices: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """What the table sees happen, for the resolutions whose outcome is plain from
+        the request and the choices (match-log.md primitive effects); None otherwise."""
+        aid = req.action.id
+        ctl = req.controller
+        steps = {s["step"]: s for s in req.action.data.get("effect", [])}
+        keys = list(req.key_cards)
+        target = req.targets[0] if req.targets else None
+        if "enter_bulwark_from_hand" in steps and "card" in req.choices:
+            card = str(req.choices["card"])
+            return [{"op": "enter", "character": card, "as": "bulwark", "cards": [card]}]
+        if "enter" in steps and keys:
+            return [{"op": "enter", "character": keys[0], "as": steps["enter"]["as"],
+                     "cards": keys}]
+        if "equip" in steps and target is not None:
+            return [{"op": "enter", "character": target, "as": "armed_soldier", "cards": keys}]
+        if aid == "attack":
+            return [{"op": "drive", "character": a} for a in choices.get("attackers", [])]
+        if aid == "twist" and target is not None:
+            return [{"op": choices["state"], "character": target}]
+        if aid == "up" and target is not None and len(steps) == 1:
+            n = sum(_card(_face(k)).rank or 0 for k in keys) * steps["size"]["sign"]
+            return [{"op": "size", "character": target, "delta": n, "until": "end_of_turn"}]
+        if aid == "search" and "card" in choices:
+            return [{"op": "move", "card": choices["card"], "from": "deck", "to": "hand"},
+                    {"op": "shuffle", "player": ctl}]
+        if aid == "draw" and "count" in choices and self.remaining[ctl] is None:
+            cards = [f"{ctl}:{c}" for c in self._deck(ctl)[:choices["count"]]]
+            return [{"op": "draw", "player": ctl, "amount": len(cards), "cards": cards}]
+        if aid == "end":
+            out = [{"op": "move", "card": c, "from": "hand", "to": "graveyard"}
+                   for c in choices.get("discard", [])]
+            if "fog_to_graveyard" in steps:
+                out += [{"op": "move", "card": f"{ctl}:{c}", "from": "fog", "to": "graveyard"}
+                        for c in self._board(ctl).fog]
+            return [*out, {"op": "turn", "player": self._opponent(ctl)}]
+        return None
 
     def _blockers(self, block: Req) -> dict[str, list[str]]:
         """The defender's choice: some attackers blocked by a bulwark alone or soldiers."""
