@@ -1,0 +1,388 @@
+"""The audit rows of one match, read off the judge's own engine as it replays the match.
+
+:func:`derive_match` feeds a match's stored lines, in order, into the core flow the judge
+uses (:func:`adjudicator.judge.start_flow`, then ``feed`` line by line and ``finish``:
+exactly what :func:`adjudicator.judge.judge_lines` does) and, between two lines, reads
+the flow's state: the stage, the buffer, the chance, the turn, the status of every
+request (:class:`~adjudicator.flow.Req`). Nothing here decides a rule: whether a request
+was made with the chance is ``flow.chance`` before the line, how a request ended is its
+``Req.status``, the findings are the judge's, the effects of a resolution are those the
+game's rules module returned (observed by wrapping ``rules.resolve`` for this one flow).
+
+The result is one list of plain rows (dicts keyed by the column names of
+:data:`audit.schema.TABLES`) per table.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from adjudicator.flow import CoreFlow, Derived, Req
+from adjudicator.game import Resolution
+from adjudicator.games.blackpoker.rules import UnsupportedRules
+from adjudicator.judge import JudgeInputError, start_flow
+from events.models import (
+    ChanceMoved,
+    GameEnded,
+    GameStarted,
+    LogLine,
+    MatchStarted,
+    Pass,
+    Request,
+    Resolve,
+    Roll,
+    Trigger,
+    TurnStarted,
+)
+
+Row = dict[str, Any]
+Rows = dict[str, list[Row]]
+
+#: Req.status -> how the request ended, as the audit tables say it.
+ENDED: dict[str, str] = {
+    "resolved": "resolved",
+    "fizzled": "fizzled",
+    "negated": "negated",
+    "discarded": "discarded",
+    "dropped": "dropped",
+    "instant": "pending",
+    "buffer": "pending",
+    "stage": "pending",
+}
+
+
+@dataclass(slots=True)
+class StoredLine:
+    """One recorded line: the model, the line as stored (JSON object), the store time."""
+
+    line: LogLine
+    data: dict[str, Any]
+    recorded_at: str | None
+
+
+def timestamp(value: Any) -> str | None:
+    """An ISO 8601 time as naive UTC text for a TIMESTAMP column; None if unreadable."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC).replace(tzinfo=None)
+    return when.isoformat(sep=" ")
+
+
+def _plain(value: Any) -> Any:
+    """A finding's expected/actual as JSON-ready data."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return json.loads(json.dumps(value, default=str))
+
+
+def _player_of(line: LogLine) -> str | None:
+    if isinstance(line, Request | Pass | Roll | TurnStarted):
+        return line.player
+    if isinstance(line, ChanceMoved):
+        return line.to
+    if isinstance(line, Trigger):
+        return line.controller
+    if isinstance(line, GameStarted):
+        return line.first_player
+    if isinstance(line, GameEnded):
+        return line.winner
+    return None
+
+
+def empty_rows() -> Rows:
+    from audit.schema import TABLES
+
+    return {name: [] for name in TABLES}
+
+
+def derive_match(record_id: str, lines: Sequence[StoredLine]) -> Rows:
+    """Every audit row of one match, from its stored lines (line 1 ``match_started``)."""
+    return _Deriver(record_id, lines).run()
+
+
+class _Deriver:
+    def __init__(self, record_id: str, lines: Sequence[StoredLine]) -> None:
+        self.record_id = record_id
+        self.lines = lines
+        header = lines[0].line
+        assert isinstance(header, MatchStarted), "a match record starts with match_started"
+        self.header = header
+        self.mid = header.match_id
+        self.rows = empty_rows()
+        self.resolutions: dict[int, Resolution] = {}
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> Rows:
+        try:
+            flow = start_flow(self.header, 1)
+        except (JudgeInputError, UnsupportedRules) as exc:
+            self._events_only(str(exc))
+            return self.rows
+        self._observe_resolutions(flow)
+        events = self.rows["events"]
+        stage_rows = self.rows["stage"]
+        mid = self.mid
+        events.append(self._event(self.lines[0], 0))
+        stage_rows.append(dict(match_id=mid, seq=self.header.seq, depth=0, top_request=None,
+                               requests=[], chance=None, turn=0))
+        # State read between lines.
+        depth_before: dict[int, int] = {}
+        turn_before: dict[int, int] = {}
+        live: list[Req] = []
+        ended: dict[int, int] = {}
+        negated_by: dict[int, str] = {}
+        request_lines: dict[str, StoredLine] = {}
+        had_chance: dict[str, bool] = {}
+        at_of: dict[int, str | None] = {self.header.seq: timestamp(self.lines[0].data.get("at"))}
+        turn = flow.turn
+        for stored in self.lines[1:]:
+            line = stored.line
+            seq = line.seq
+            at = timestamp(stored.data.get("at"))
+            at_of[seq] = at
+            stage_before = list(flow.stage)
+            chance_before = flow.chance
+            depth_before[seq] = len(stage_before)
+            turn_before[seq] = flow.turn
+            turn_player_before = flow.turn_player
+            flow.feed(line)
+            # Requests that left the stage, the buffer or the instant wait with this line.
+            now_live = list(flow.stage) + list(flow.buffer)
+            if flow.awaiting_instant is not None:
+                now_live.append(flow.awaiting_instant)
+            if live:
+                keep = {id(r) for r in now_live}
+                for r in live:
+                    if id(r) not in keep and id(r) not in ended:
+                        ended[id(r)] = seq
+                        if r.status == "negated" and isinstance(line, Resolve):
+                            negated_by[id(r)] = line.request
+            live = now_live
+            events.append(self._event(stored, flow.turn, at))
+            stage_rows.append(dict(
+                match_id=mid, seq=seq, depth=len(flow.stage),
+                top_request=flow.stage[-1].id if flow.stage else None,
+                requests=[r.id for r in flow.stage], chance=flow.chance, turn=flow.turn,
+            ))
+            if isinstance(line, Request):
+                request_lines.setdefault(line.request, stored)
+                had_chance.setdefault(line.request, chance_before == line.player)
+            elif isinstance(line, Pass):
+                self.rows["passes"].append(dict(
+                    match_id=mid, seq=seq, player=line.player, at=at, turn=turn_before[seq],
+                    turn_player=turn_player_before, had_chance=chance_before == line.player,
+                    stage_depth=len(stage_before),
+                    top_request=stage_before[-1].id if stage_before else None,
+                ))
+            elif isinstance(line, Resolve):
+                self._resolution(flow, stored, stage_before, at)
+            if flow.turn != turn:
+                turn = flow.turn
+                self._board(flow, seq)
+        flow.finish()
+        flow.findings.sort(key=lambda f: f.seq)  # the judge's order (judge_lines)
+        triggers = self._complete_log(flow, at_of)
+        self._requests(flow, request_lines, had_chance, triggers, depth_before, turn_before,
+                       ended, negated_by, at_of)
+        self._findings(flow)
+        self._match(flow)
+        return self.rows
+
+    def _observe_resolutions(self, flow: CoreFlow) -> None:
+        """Keep what the rules module returns for each resolve line (this flow only)."""
+        rules = flow.rules
+        resolve = rules.resolve
+        kept = self.resolutions
+
+        def observed(flow: CoreFlow, req: Req, line: Resolve) -> Resolution:
+            res = resolve(flow, req, line)
+            kept[line.seq] = res
+            return res
+
+        setattr(rules, "resolve", observed)  # noqa: B010 - an instance attribute, on purpose
+
+    # ------------------------------------------------------------------ rows
+    def _event(self, stored: StoredLine, turn: int | None, at: str | None = None) -> Row:
+        line = stored.line
+        return dict(
+            match_id=self.mid, seq=line.seq, type=line.type, player=_player_of(line),
+            at=at if at is not None else timestamp(stored.data.get("at")), turn=turn,
+            recorded_at=stored.recorded_at, line=stored.data,
+        )
+
+    def _events_only(self, why: str) -> None:
+        for stored in self.lines:
+            self.rows["events"].append(self._event(stored, None))
+        self._match(None, judge_error=why)
+
+    def _resolution(self, flow: CoreFlow, stored: StoredLine, stage_before: list[Req],
+                    at: str | None) -> None:
+        line = stored.line
+        assert isinstance(line, Resolve)
+        req = flow.requests.get(line.request)
+        res = self.resolutions.get(line.seq)
+        on_stage = req is not None and any(r is req for r in stage_before)
+        self.rows["resolutions"].append(dict(
+            match_id=self.mid, seq=line.seq, request=line.request,
+            action=req.action.id if req is not None else None,
+            controller=req.controller if req is not None else None,
+            triggered=req.triggered if req is not None else None,
+            result=line.result, rules_result=res.result if res is not None else None,
+            from_stage=on_stage,
+            was_top=stage_before[-1] is req if on_stage else None,
+            stage_depth=len(stage_before), choices=stored.data.get("choices"),
+            effects=_plain(res.effects) if res is not None else None,
+            claimed_effects=stored.data.get("effects"),
+            request_seq=None,  # filled in by _requests
+            turn=flow.turn, at=at,
+        ))
+
+    def _board(self, flow: CoreFlow, seq: int) -> None:
+        self.rows["boards"].append(dict(
+            match_id=self.mid, turn=flow.turn, player=flow.turn_player, seq=seq,
+            board=_plain(flow.rules.board(flow)),
+        ))
+
+    def _complete_log(self, flow: CoreFlow, at_of: dict[int, str | None]) -> dict[int, Row]:
+        """Chance moves and triggers, recorded or derived, from the complete log.
+
+        Returns the trigger rows by ``id(req)``.
+        """
+        requests = flow.requests
+        triggers: dict[int, Row] = {}
+        handled = 0
+        last_seq = self.header.seq
+        for pos, item in enumerate(flow.complete, start=1):
+            recorded = not isinstance(item, Derived)
+            if isinstance(item, Derived):
+                kind, fields, req = item.type, item.fields, item.req
+                seq = last_seq
+            else:
+                kind, seq = item.type, item.seq
+                last_seq = seq
+                fields = {}
+                req = None
+                rid = getattr(item, "request", None)
+                if isinstance(rid, str):
+                    req = requests.get(rid)
+            if kind == "chance_moved":
+                to = item.to if isinstance(item, ChanceMoved) else fields["to"]
+                self.rows["chance_moves"].append(dict(
+                    match_id=self.mid, pos=pos, seq=seq, to_player=to, recorded=recorded,
+                    at=at_of.get(seq) if recorded else None,
+                ))
+            elif kind == "trigger":
+                if isinstance(item, Trigger):
+                    rid, action, source = item.request, item.action, item.source
+                else:
+                    rid, action, source = fields["request"], fields["action"], fields["source"]
+                if req is not None:
+                    rid = req.id
+                row = dict(
+                    match_id=self.mid, request=rid, seq=seq, action=action, source=source,
+                    controller=req.controller if req is not None else None,
+                    recorded=recorded, buffer_order=len(triggers) + 1, handled_order=None,
+                    handled_as=None, handled_seq=None,
+                    status=ENDED.get(req.status) if req is not None else None,
+                )
+                self.rows["triggers"].append(row)
+                if req is not None and id(req) not in triggers:
+                    triggers[id(req)] = row
+            elif kind in ("stage", "discard", "resolve") and req is not None and req.triggered:
+                row_or_none = triggers.get(id(req))
+                if row_or_none is None or row_or_none["handled_order"] is not None:
+                    continue
+                handled += 1
+                if kind == "resolve":
+                    how = item.result if isinstance(item, Resolve) else "resolved"
+                else:
+                    how = "staged" if kind == "stage" else "discarded"
+                row_or_none.update(handled_order=handled, handled_as=how, handled_seq=seq)
+        return triggers
+
+    def _requests(self, flow: CoreFlow, request_lines: dict[str, StoredLine],
+                  had_chance: dict[str, bool], triggers: dict[int, Row],
+                  depth_before: dict[int, int], turn_before: dict[int, int], ended: dict[int, int],
+                  negated_by: dict[int, str], at_of: dict[int, str | None]) -> None:
+        seq_of: dict[str, int] = {}
+        for req in flow.requests.values():
+            made = req.seq
+            if req.triggered:
+                trow = triggers.get(id(req))
+                seq = trow["seq"] if trow is not None and trow["recorded"] else made
+                costs = None
+                choices = dict(req.choices) or None
+            else:
+                seq = made
+                stored = request_lines.get(req.id)
+                costs = stored.data.get("costs", []) if stored is not None else None
+                choices = stored.data.get("choices") if stored is not None else None
+            status = ENDED.get(req.status, req.status)
+            end = ended.get(id(req))
+            if end is None and status != "pending":
+                end = made  # made and done within one line (a derived discard)
+            seq_of[req.id] = seq
+            self.rows["requests"].append(dict(
+                match_id=self.mid, request=req.id, seq=seq,
+                turn=turn_before.get(made, flow.turn), player=req.controller,
+                action=req.action.id, speed=req.action.speed, timing=req.action.timing,
+                triggered=req.triggered, source=req.source, key_cards=list(req.key_cards),
+                costs=costs, targets=list(req.targets), choices=choices,
+                stage_depth=depth_before.get(made, 0),
+                had_chance=None if req.triggered else had_chance.get(req.id),
+                status=status, ended_seq=end,
+                resolved_seq=end if status in ("resolved", "fizzled") else None,
+                negated_by=negated_by.get(id(req)), at=at_of.get(seq),
+            ))
+        for row in self.rows["resolutions"]:
+            row["request_seq"] = seq_of.get(row["request"])
+
+    def _findings(self, flow: CoreFlow) -> None:
+        h = self.header
+        edition = h.rules.partition("/")[2]
+        for i, f in enumerate(flow.findings, start=1):
+            self.rows["findings"].append(dict(
+                match_id=self.mid, ord=i, seq=f.seq, code=f.code, severity=f.severity,
+                rule=f.rule, message=f.message, expected=_plain(f.expected),
+                actual=_plain(f.actual), game=h.game, rules=h.rules, edition=edition,
+            ))
+
+    def _match(self, flow: CoreFlow | None, judge_error: str | None = None) -> None:
+        h = self.header
+        ev = h.event
+        times = [r["at"] for r in self.rows["events"] if r["at"] is not None]
+        end = next((s.line for s in reversed(self.lines) if isinstance(s.line, GameEnded)),
+                   None)
+        first = next((s.line for s in self.lines if isinstance(s.line, GameStarted)), None)
+        result = flow.result if flow is not None else None
+        findings = flow.findings if flow is not None else []
+        self.rows["matches"].append(dict(
+            match_id=h.match_id, record_id=self.record_id, game=h.game, rules=h.rules,
+            edition=h.rules.partition("/")[2], format=h.format, regulation=h.regulation,
+            players=list(h.players),
+            tournament=ev.tournament if ev is not None else None,
+            round=str(ev.round) if ev is not None and ev.round is not None else None,
+            table_no=str(ev.table) if ev is not None and ev.table is not None else None,
+            first_player=first.first_player if first is not None else None,
+            lines=len(self.lines), turns=flow.turn if flow is not None else None,
+            started_at=min(times) if times else None, ended_at=max(times) if times else None,
+            recorded_at=self.lines[0].recorded_at,
+            result=result.result if result is not None else None,
+            winner=result.winner if result is not None else None,
+            reason=result.reason if result is not None else None,
+            recorded_result=end.result if end is not None else None,
+            recorded_winner=end.winner if end is not None else None,
+            recorded_reason=end.reason if end is not None else None,
+            errors=sum(1 for f in findings if f.severity == "error"),
+            warnings=sum(1 for f in findings if f.severity == "warning"),
+            judge_error=judge_error,
+        ))
