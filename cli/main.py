@@ -385,6 +385,11 @@ def simulate(
         typer.echo(str(written))
 
 
+from cli.audit import register as _register_audit  # noqa: E402 - audit, export
+
+_register_audit(app)
+
+
 def main() -> None:  # pragma: no cover - the console script calls ``app``
     app()
 

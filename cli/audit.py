@@ -1,0 +1,283 @@
+"""``coreflow audit`` and ``coreflow export``: read-only SQL over the recorded matches.
+
+``coreflow audit "SQL"`` refreshes the audit database (a DuckDB read model of the event
+store, see :mod:`audit`) and runs one read-only query on it; ``coreflow audit`` alone
+reads queries from stdin (a prompt when stdin is a terminal) until EOF or ``.quit``.
+``coreflow export --parquet DIR`` writes every audit table as Parquet.
+
+Exit status: 0 done, 1 the query failed or was refused (one line on stderr, never a
+traceback), 2 the store or the audit database could not be opened.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from collections.abc import Callable, Iterable
+from datetime import date, datetime, time
+from decimal import Decimal
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, TextIO
+
+import typer
+
+from audit.projection import AuditDB, AuditError, QueryFailed, Result, read_only, run_query
+from audit.schema import TABLES
+from events.store import STORE_ENV_VAR, StoreError, store_env
+
+EXIT_OK, EXIT_NO, EXIT_INPUT = 0, 1, 2
+
+
+class OutFormat(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+StoreOpt = Annotated[
+    str | None,
+    typer.Option("--store", help=f"Event store: a SQLite file or a postgresql:// URL "
+                 f"[default: ${STORE_ENV_VAR}, else ./coreflow.db].", show_default=False),
+]
+AuditOpt = Annotated[
+    Path | None,
+    typer.Option("--audit", help="The audit DuckDB file [default: $COREFLOW_AUDIT, else "
+                 "coreflow-audit.duckdb next to the store].", show_default=False),
+]
+
+
+def _say(message: str) -> None:
+    typer.echo(f"coreflow: {message}", err=True)
+
+
+# ------------------------------------------------------------------ rendering
+
+
+def _cell(value: Any) -> str:
+    """One value as the table and CSV print it."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_cell(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+def _numeric(type_name: str) -> bool:
+    t = type_name.upper()
+    return t.startswith(("BIGINT", "INTEGER", "SMALLINT", "TINYINT", "HUGEINT", "UBIGINT",
+                         "UINTEGER", "DOUBLE", "FLOAT", "DECIMAL", "REAL"))
+
+
+def render_table(result: Result) -> str:
+    """A pipe table (Markdown-compatible); numbers right-aligned; the row count last."""
+    header = result.columns
+    body = [[_cell(v) for v in row] for row in result.rows]
+    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
+    right = [_numeric(t) for t in result.types]
+
+    def fmt(cells: Iterable[str]) -> str:
+        parts = [c.rjust(w) if r else c.ljust(w)
+                 for c, w, r in zip(cells, widths, right, strict=True)]
+        return "| " + " | ".join(parts) + " |"
+
+    rule = "|" + "|".join(("-" * (w + 1) + ":") if r else "-" * (w + 2)
+                          for w, r in zip(widths, right, strict=True)) + "|"
+    lines = [fmt(header), rule] + [fmt(r) for r in body]
+    n = len(body)
+    lines.append(f"({n} row{'s' if n != 1 else ''})")
+    return "\n".join(lines)
+
+
+def render_csv(result: Result) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(result.columns)
+    for row in result.rows:
+        w.writerow(["" if v is None else _cell(v) for v in row])
+    return buf.getvalue().rstrip("\n")
+
+
+def _json_value(value: Any, type_name: str) -> Any:
+    if value is None:
+        return None
+    if type_name.upper() == "JSON" and isinstance(value, str):
+        return json.loads(value)
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, list | tuple):
+        return [_json_value(v, "") for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_value(v, "") for k, v in value.items()}
+    if isinstance(value, bytes):
+        return value.hex()
+    return value
+
+
+def render_json(result: Result) -> str:
+    """JSON Lines: one object per row, JSON columns as JSON values."""
+    out = []
+    for row in result.rows:
+        obj = {c: _json_value(v, t)
+               for c, v, t in zip(result.columns, row, result.types, strict=True)}
+        out.append(json.dumps(obj, ensure_ascii=False, default=str))
+    return "\n".join(out)
+
+
+RENDER: dict[OutFormat, Callable[[Result], str]] = {
+    OutFormat.table: render_table,
+    OutFormat.csv: render_csv,
+    OutFormat.json: render_json,
+}
+
+
+# ------------------------------------------------------------------ commands
+
+
+def _open(store: str | None, audit: Path | None) -> AuditDB:
+    """The audit database of the store, refreshed; a missing SQLite store is an error."""
+    db = store_env(store).get("SQLITE_DBNAME")
+    if db is not None and db != ":memory:" and not Path(db).exists():
+        raise AuditError(f"no event store at {db} (record a log first: coreflow record LOG)")
+    auditdb = AuditDB(audit, store)
+    stats = auditdb.refresh()
+    for match_id in stats.unjudged:
+        _say(f"audit: match {match_id} could not be judged (see matches.judge_error)")
+    return auditdb
+
+
+def _guard(fn: Callable[[], int]) -> None:
+    try:
+        code = fn()
+    except QueryFailed as exc:
+        _say(str(exc))
+        raise typer.Exit(EXIT_NO) from None
+    except AuditError as exc:
+        _say(str(exc))
+        raise typer.Exit(EXIT_INPUT) from None
+    except StoreError as exc:
+        _say(str(exc))
+        raise typer.Exit(EXIT_INPUT) from None
+    except KeyboardInterrupt:
+        _say("interrupted")
+        raise typer.Exit(130) from None
+    raise typer.Exit(code)
+
+
+def audit_command(
+    query: Annotated[str | None, typer.Argument(
+        metavar="[SQL]", help="One read-only SQL statement; without it, read queries "
+        "from stdin until EOF or .quit.", show_default=False)] = None,
+    fmt: Annotated[OutFormat, typer.Option("--format", help="Output format.")] =
+    OutFormat.table,
+    store: StoreOpt = None,
+    audit: AuditOpt = None,
+) -> None:
+    """Run read-only SQL over the recorded matches (DuckDB; refreshed from the store first).
+
+    Tables: matches, events, requests, passes, chance_moves, resolutions, triggers, stage,
+    findings, boards (docs/audit.md). Example:
+    coreflow audit "SELECT code, count(*) FROM findings GROUP BY code ORDER BY 2 DESC"
+    """
+
+    def run() -> int:
+        auditdb = _open(store, audit)
+        if query is not None:
+            typer.echo(RENDER[fmt](auditdb.query(query)))
+            return EXIT_OK
+        return _interactive(auditdb, fmt, sys.stdin, sys.stdout)
+
+    _guard(run)
+
+
+def _interactive(auditdb: AuditDB, fmt: OutFormat, stdin: TextIO, stdout: TextIO) -> int:
+    """Statements end with ``;`` (or at the end of the input); ``.quit`` leaves.
+
+    ``.tables`` lists the tables, ``.format table|csv|json`` switches the output. A
+    failing statement prints its one-line message and the prompt goes on; the exit
+    status is 1 if any statement failed.
+    """
+    tty = stdin.isatty()
+    con = read_only(auditdb.path)
+    failed = False
+    buffer: list[str] = []
+
+    def prompt() -> None:
+        if tty:
+            stdout.write("audit> " if not buffer else "  ...> ")
+            stdout.flush()
+
+    def run(sql: str) -> None:
+        nonlocal failed
+        try:
+            stdout.write(RENDER[fmt](run_query(con, sql)) + "\n")
+        except AuditError as exc:
+            failed = True
+            _say(str(exc))
+        stdout.flush()
+
+    try:
+        prompt()
+        for raw in stdin:
+            line = raw.strip()
+            if not buffer and line.startswith("."):
+                word, _, arg = line.partition(" ")
+                if word in (".quit", ".exit"):
+                    break
+                if word == ".tables":
+                    stdout.write("\n".join(TABLES) + "\n")
+                elif word == ".format" and arg.strip() in OutFormat.__members__:
+                    fmt = OutFormat(arg.strip())
+                else:
+                    _say(f"unknown command {line!r} (.tables, .format table|csv|json, .quit)")
+                prompt()
+                continue
+            if line:
+                buffer.append(raw.rstrip("\n"))
+            if buffer and line.endswith(";"):
+                run("\n".join(buffer))
+                buffer.clear()
+            prompt()
+        if buffer and "".join(buffer).strip():
+            run("\n".join(buffer))
+    finally:
+        con.close()
+    if tty:
+        stdout.write("\n")
+    return EXIT_NO if failed else EXIT_OK
+
+
+def export_command(
+    parquet: Annotated[Path, typer.Option(
+        "--parquet", metavar="DIR", help="Write every audit table as DIR/<table>.parquet.",
+        show_default=False)],
+    store: StoreOpt = None,
+    audit: AuditOpt = None,
+) -> None:
+    """Export the audit tables (refreshed from the store first) as Parquet files."""
+
+    def run() -> int:
+        auditdb = _open(store, audit)
+        for path in auditdb.export_parquet(parquet):
+            typer.echo(str(path))
+        return EXIT_OK
+
+    _guard(run)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``audit`` and ``export`` to the ``coreflow`` command."""
+    app.command("audit")(audit_command)
+    app.command("export")(export_command)
