@@ -376,6 +376,7 @@ class BlackPokerRules:
                 actual="".join(sorted(got.elements())) or None)
         discards: Counter[str] = Counter(keys)
         drive_seen: set[str] = set()
+        lost = 0
         for c in line.costs:
             if c.kind == "B":
                 ch = self.bulwark_for_cost(player, c.ref, drive_seen)
@@ -389,9 +390,17 @@ class BlackPokerRules:
                 else:
                     drive_seen.add(ch.ref)
             elif c.kind == "L":
-                if board.deck is not None and len(board.deck) == 0:
+                lost += 1
+                top = None if board.deck is None or len(board.deck) < lost else \
+                    board.deck[lost - 1]
+                named = _card_of(c.ref)
+                if board.deck is not None and len(board.deck) < lost:
                     rep("legality.cost-unpaid", "bp4.3.1.1",
                         f"{player} has no card left to pay $L.")
+                elif top not in (None, UNKNOWN) and named != UNKNOWN and named != top:
+                    rep("legality.cost-unpaid", "bp4.3.1.1",
+                        f"$L loses the top card of the {self.deck_zone}, {top}, not {named}.",
+                        expected=f"{player}:{top}", actual=c.ref)
             elif c.kind == "D":
                 parts = split_ref(c.ref)
                 card = parts[1] if parts else c.ref
@@ -549,7 +558,7 @@ class BlackPokerRules:
                 top = board.pop_deck()
                 if top is not None:
                     shown = _card_of(c.ref)
-                    board.graveyard.append(shown if shown != UNKNOWN else top)
+                    board.graveyard.append(top if top != UNKNOWN else shown)
             elif c.kind == "D":
                 card = _card_of(c.ref)
                 board.take_from_hand(card)
@@ -1008,6 +1017,8 @@ class _Resolving:
             self._destroy(ch)
 
     def step_damage_target(self, step: dict[str, Any]) -> None:
+        if not self.req.targets:
+            return  # no target named: reported when requested (legality.target-invalid)
         player = self.req.targets[0]
         n = sum(_number(_card_of(k)) or 0 for k in self.req.key_cards
                 if (parse_card(_card_of(k)) or Card(None, None)).suit == step["suit"])
