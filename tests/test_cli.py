@@ -163,7 +163,8 @@ def test_judge_json_is_the_report_one_line_per_log(tmp_path: Path, clean_log: Pa
 def test_judge_of_a_legal_game_exits_0(clean_log: Path) -> None:
     r = invoke("judge", clean_log)
     assert r.exit_code == 0, r.stdout
-    assert " 0 errors" in "\n" + r.stdout.splitlines()[-1].replace("0 errors", " 0 errors")
+    assert r.stdout.splitlines()[-1].startswith("0 errors, ")
+    assert "\nresult: " in r.stdout and "undecided" not in r.stdout
 
 
 def test_judge_keeps_going_past_an_unreadable_log(tmp_path: Path) -> None:
