@@ -1005,11 +1005,15 @@ class _Resolving:
                     return
             elif mine < theirs:
                 return
+        self.emit(op="negate", request=target.id)
+        claims = self.line.effects
+        if claims is not None and not any(
+                e.op == "negate" and e.model_dump().get("request") == target.id for e in claims):
+            return  # the table did not negate it: reported with the claims, the game goes on
         self.flow.negate(target.id)
         owner = target.controller
         for k in tk:
             self.r.boards[owner].graveyard.append(_card_of(k))
-        self.emit(op="negate", request=target.id)
 
     def step_destroy_target(self, step: dict[str, Any]) -> None:
         ch = self.target_char()
