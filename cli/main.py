@@ -186,6 +186,7 @@ FormatOption = Annotated[Format, typer.Option("--format", help="Output format.")
 @guarded
 def judge(
     logs: Annotated[list[Path], typer.Argument(
+        metavar="LOG",
         help="Log files, or directories (their *.jsonl files, in name order).",
         show_default=False)],
     fmt: FormatOption = Format.text,
@@ -232,7 +233,8 @@ def judge(
 @app.command()
 @guarded
 def record(
-    log: Annotated[Path, typer.Argument(help="The match log (JSONL).", show_default=False)],
+    log: Annotated[Path, typer.Argument(
+        metavar="LOG", help="The match log (JSONL).", show_default=False)],
     store: StoreOption = None,
 ) -> None:
     """Record a match log in the event store (complete: derived lines filled in).
@@ -288,7 +290,8 @@ def board(
 @app.command()
 @guarded
 def log(
-    match_id: Annotated[str, typer.Argument(help="A recorded match id.", show_default=False)],
+    match_id: Annotated[str, typer.Argument(
+        metavar="MATCH_ID", help="A recorded match id.", show_default=False)],
     store: StoreOption = None,
 ) -> None:
     """Print a recorded match log as JSONL, with its hash chain.
@@ -303,7 +306,8 @@ def log(
 @app.command()
 @guarded
 def normalize(
-    log: Annotated[Path, typer.Argument(help="The match log (JSONL).", show_default=False)],
+    log: Annotated[Path, typer.Argument(
+        metavar="LOG", help="The match log (JSONL).", show_default=False)],
 ) -> None:
     """Print the complete log: every derived line filled in, renumbered, hash-chained.
 
@@ -316,7 +320,8 @@ def normalize(
 @app.command()
 @guarded
 def verify(
-    log: Annotated[Path, typer.Argument(help="The match log (JSONL).", show_default=False)],
+    log: Annotated[Path, typer.Argument(
+        metavar="LOG", help="The match log (JSONL).", show_default=False)],
 ) -> None:
     """Check the log's hash chain; report the first line whose hash does not match.
 
