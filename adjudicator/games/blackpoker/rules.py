@@ -934,7 +934,17 @@ class _Resolving:
         for card in ch.cards:
             self.emit(op="move", card=f"{ch.owner}:{card}", **{"from": "field"},
                       to="graveyard")
+        if self._claims_it_stayed(ch):
+            return  # reported with the claims; the game follows the log
         self.triggers += self.r._leave_field(ch, "graveyard")
+
+    def _claims_it_stayed(self, ch: Character) -> bool:
+        """The log's effects are given and move none of the character's cards off the field."""
+        if self.line.effects is None:
+            return False
+        refs = {f"{ch.owner}:{c}" for c in ch.cards} | {f"{ch.owner}:{UNKNOWN}"}
+        return not any(e.op == "move" and e.model_dump().get("from") == "field"
+                       and e.model_dump().get("card") in refs for e in self.line.effects)
 
     def _claimed_cards(self, op: str, player: str | None = None) -> list[str] | None:
         for e in self.line.effects or []:
