@@ -674,10 +674,9 @@ class _Resolving:
         self.effects.append(effect)
 
     def step_enter_bulwark_from_hand(self, step: dict[str, Any]) -> None:
-        ref = (self.req.choices or {}).get("card")
         player = self.req.controller
-        if ref is None:
-            return
+        # An unrecorded card (warned when requested) is still a bulwark, face unknown.
+        ref = (self.req.choices or {}).get("card") or f"{player}:{UNKNOWN}"
         card = _card_of(str(ref))
         b = self.r.boards[player]
         b.take_from_hand(card)
