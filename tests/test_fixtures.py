@@ -8,6 +8,7 @@ log and asserts exactly the expected ``(code, seq, severity)`` list and the game
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,8 @@ from adjudicator.judge import judge_file, normalize_lines
 from events.models import LINE_ADAPTER
 from events.reader import read_log
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
 EXPECTED = sorted(FIXTURES.glob("**/*.expected.json"))
 
 #: Logs written with every derived line: normalizing them must give them back unchanged.
@@ -111,3 +113,13 @@ def test_complete_log_normalizes_to_itself(name: str) -> None:
                for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     normalized = [line.model_dump() for line in normalize_lines(read_log(path))]
     assert normalized == written
+
+
+def test_the_catalogue_documents_every_code_and_names_real_fixtures() -> None:
+    catalogue = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
+    assert [c for c in CODES if f"`{c}`" not in catalogue] == []
+    names = {_fixture_id(p).split("/", 1)[1] for p in EXPECTED}
+    for doc in ("findings.md", "decisions.md"):
+        text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+        named = set(re.findall(r"`([a-z0-9-]+-(?:6\.1|9\.0))`", text))
+        assert named <= names, f"docs/{doc} names missing fixtures {sorted(named - names)}"
