@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from adjudicator.findings import CODES
 from adjudicator.flow import SYSTEM, CoreFlow
 from adjudicator.judge import Report, judge_file, judge_lines, normalize_lines, start_flow
 from adjudicator.simulate import (
@@ -485,3 +486,81 @@ def test_effect_applied_to_a_vanished_target(sparse_pool: dict[str, list[Log]],
 
     found = broken(sparse_pool, site, apply)
     assert found == [("legality.fizzle-not-applied", site.index + 1)]
+
+
+# ---------------------------------------------------------------------------- robustness
+GARBAGE_CHOICES: list[dict[str, object]] = [
+    {"attackers": ["bob:S1", "x"]}, {"attackers": "alice:S2"}, {"blockers": []},
+    {"blockers": {"alice:S3": "bob:H2"}}, {"count": 5}, {"count": "two"}, {"state": "up"},
+    {"discard": ["alice:JK1"]}, {"discard": "alice:S1"}, {"card": "alice:S13"}, {"card": 7},
+]
+GARBAGE_TARGETS = [[], ["bob"], ["alice"], ["alice:S3"], ["r1"], ["t1"], ["x", "y"], ["bob:?"]]
+GARBAGE_KEYS = [[], ["alice:?"], ["bob:S3"], ["S3"], ["alice:JK"], ["alice:H1", "alice:H1"],
+                ["alice:S14"]]
+GARBAGE_EFFECTS: list[list[dict[str, object]]] = [
+    [{"op": "negate"}], [{"op": "negate", "request": "r1"}],
+    [{"op": "move", "card": "alice:S3", "from": "field", "to": "graveyard"}],
+    [{"op": "move", "card": 5}], [{"op": "damage", "player": "bob", "amount": 3}],
+    [{"op": "damage", "player": "bob", "amount": 2, "cards": ["bob:?"]}],
+    [{"op": "draw", "player": "alice", "cards": "x"}], [{"op": "reveal", "character": "x"}],
+]
+ACTION_IDS = sorted(DIRECT_ACTIONS | TRIGGERED_ACTIONS | {"nope"})
+
+
+def mutate(lines: Log, data: st.DataObject) -> None:
+    """One random edit of a log past its first two lines: a line dropped, repeated,
+    moved, or one of its fields replaced by something plausible or absurd."""
+    i = data.draw(st.integers(2, len(lines) - 1), label="line")
+    line = lines[i]
+    op = data.draw(st.sampled_from([
+        "drop", "repeat", "move", "player", "request", "choices", "result", "targets",
+        "keys", "effects", "action",
+    ]), label="edit")
+    update: dict[str, object] = {}
+    if op == "drop":
+        lines.pop(i)
+    elif op == "repeat":
+        lines.insert(i, line)
+    elif op == "move":
+        lines.insert(data.draw(st.integers(2, len(lines) - 1), label="to"), lines.pop(i))
+    elif op == "player" and isinstance(line, Request | Pass):
+        update["player"] = "bob" if line.player == "alice" else "alice"
+    elif op == "request" and isinstance(line, Request | Resolve | Stage | Trigger):
+        names = sorted({x.request for x in lines if isinstance(x, Request | Trigger)})
+        update["request"] = data.draw(st.sampled_from(names), label="name")
+    elif op == "choices" and isinstance(line, Request | Resolve):
+        update["choices"] = data.draw(st.sampled_from(GARBAGE_CHOICES), label="choices")
+    elif op == "result" and isinstance(line, Resolve):
+        update["result"] = "fizzled" if line.result == "resolved" else "resolved"
+    elif op == "targets" and isinstance(line, Request):
+        update["targets"] = data.draw(st.sampled_from(GARBAGE_TARGETS), label="targets")
+    elif op == "keys" and isinstance(line, Request):
+        update["key_cards"] = data.draw(st.sampled_from(GARBAGE_KEYS), label="keys")
+    elif op == "effects" and isinstance(line, Resolve):
+        update["effects"] = data.draw(st.sampled_from(GARBAGE_EFFECTS), label="effects")
+    elif op == "action" and isinstance(line, Request | Trigger):
+        update["action"] = data.draw(st.sampled_from(ACTION_IDS), label="action")
+    if update:
+        lines[i] = type(line).model_validate({**line.model_dump(), **update})
+
+
+@settings(max_examples=60, deadline=None)
+@given(edition=st.sampled_from(EDITIONS), seed=st.integers(0, 10**9),
+       sparse_form=st.booleans(), data=st.data())
+def test_judge_reports_edited_logs_without_crashing(edition: str, seed: int,
+                                                    sparse_form: bool,
+                                                    data: st.DataObject) -> None:
+    """Whatever a log says past its header, the judge reports findings; it never raises,
+    and every finding names a known code and a line of the log."""
+    lines = simulate_game(edition, seed)
+    if sparse_form:
+        lines = sparse(lines)[0]
+    for _ in range(data.draw(st.integers(1, 4), label="edits")):
+        mutate(lines, data)
+    lines = renumber(lines)
+    report = judge(lines)
+    normalized = normalize_lines(enumerate(lines, 1))
+    assert len(normalized) >= len(lines)
+    for f in report.findings:
+        assert f.code in CODES and 1 <= f.seq <= len(lines), f
+    assert [f.seq for f in report.findings] == sorted(f.seq for f in report.findings)
