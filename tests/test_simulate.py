@@ -311,9 +311,11 @@ def test_sparse_log_normalizes_to_the_complete_log(edition: str, seed: int) -> N
 
 
 def rename_triggered(lines: Log) -> Log:
-    """The log with its own ids for triggered requests (a table's scorekeeper's, not the
-    judge's ``t1``, ``t2``...)."""
-    ids = {x.request: f"{x.action}-{i}" for i, x in enumerate(lines) if isinstance(x, Trigger)}
+    """The log with its own ids for the triggered requests a later line names (a table's
+    scorekeeper's, not the judge's ``t1``, ``t2``...)."""
+    named = {x.request for x in lines if isinstance(x, Resolve | Stage)}
+    ids = {x.request: f"{x.action}-{i}" for i, x in enumerate(lines)
+           if isinstance(x, Trigger) and x.request in named}
     out: Log = []
     for x in lines:
         update: dict[str, object] = {}
