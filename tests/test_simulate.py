@@ -29,12 +29,14 @@ from adjudicator.flow import SYSTEM, CoreFlow
 from adjudicator.judge import Report, judge_file, judge_lines, normalize_lines, start_flow
 from adjudicator.simulate import (
     SimulationError,
+    dump_log,
     game_seed,
     simulate_game,
     write_games,
 )
 from events.models import GameEnded, LogLine, Pass, Request, Resolve, Stage, Trigger
-from events.reader import read_log, verify_chain
+from events.reader import iter_lines, read_log, verify_chain
+from events.store import open_recorder
 
 EDITIONS = ("6.1", "9.0")
 GAMES_PER_EDITION = 150
@@ -159,11 +161,10 @@ def sites(sparse_pool: dict[str, list[Log]]) -> dict[str, list[Site]]:
                     instants = [r for r in flow.buffer if r.action.speed == "instant"]
                     first = flow.requests.get(line.request)
                     if first is not None and len({r.controller for r in instants}) > 1:
+                        others = {r.id for r in instants if r.controller != first.controller}
                         later = next((j for j in range(i + 1, len(lines))
-                                      if isinstance(lines[j], Resolve)
-                                      and (r := flow.requests.get(lines[j].request)) in instants
-                                      and r is not None and r.controller != first.controller),
-                                     -1)
+                                      if isinstance(x := lines[j], Resolve)
+                                      and x.request in others), -1)
                         if later > 0:
                             out["trigger_order"].append(Site(ed, g, i, later))
                 if isinstance(line, Request):
@@ -178,7 +179,7 @@ def sites(sparse_pool: dict[str, list[Log]]) -> dict[str, list[Site]]:
 
 
 def broken(sparse_pool: dict[str, list[Log]], site: Site,
-           change: Callable[[Log], None]) -> list[tuple[str, int]]:
+           change: Callable[[Log], object]) -> list[tuple[str, int]]:
     lines = list(sparse_pool[site.edition][site.game])
     change(lines)
     return errors(judge(lines))
@@ -294,6 +295,25 @@ def test_write_games_writes_chained_logs_the_judge_accepts(tmp_path: Path) -> No
         assert report.match_id == f"sim-6.1-7-{i}"
         assert errors(report) == [] and report.result is not None
     assert game_seed(7, 0) != game_seed(7, 1) and game_seed(7, 0) == game_seed(7, 0)
+
+
+def test_recorded_simulated_games_export_unchanged(tmp_path: Path) -> None:
+    """Record simulated games in a SQLite store; the export is the log, hash chain and all,
+    and judging the export gives the result the game ended on."""
+    games = [simulate_game(ed, seed, match_id=f"rec-{ed}-{seed}")
+             for ed in EDITIONS for seed in (1, 2)]
+    recorder = open_recorder(str(tmp_path / "store.db"))
+    try:
+        for lines in games:
+            recorder.record(lines)
+        assert recorder.match_ids() == [g[0].match_id for g in games]  # type: ignore[union-attr]
+        for lines in games:
+            text = recorder.export_jsonl(lines[0].match_id)  # type: ignore[union-attr]
+            assert text == dump_log(lines)
+            report = judge_lines(iter_lines(text.splitlines()))
+            assert errors(report) == [] and report.result is not None
+    finally:
+        recorder.close()
 
 
 # ---------------------------------------------------------------------------- (b) sparse logs
