@@ -811,6 +811,17 @@ class CoreFlow:
             if line.reason == "concession" and line.result == "win":
                 self.result = GameResult("win", line.winner, "concession")
                 return
+            unknown = self.rules.win_check_unknown(self)
+            if unknown is not None:
+                # Hidden information: a warning, never a guess stated as an error; the
+                # game ended as the log records.
+                self.report("log.hidden-info", "core[9]",
+                            f"The recorded result cannot be checked: {unknown}.",
+                            severity="warning",
+                            actual={"result": line.result, "winner": line.winner,
+                                    "reason": line.reason})
+                self.result = GameResult(line.result, line.winner, line.reason or "unknown")
+                return
             self.report("legality.result-mismatch", "core[9]",
                         "The rules give no result at this point.", expected=None,
                         actual={"result": line.result, "winner": line.winner,

@@ -611,6 +611,13 @@ class BlackPokerRules:
             return GameResult("win", alive[0], "deck_out")
         return None
 
+    def win_check_unknown(self, flow: CoreFlow) -> str | None:
+        """Deck-out cannot be ruled while a player's deck (life) count is unknown."""
+        unknown = [p for p in flow.players if p in self.boards and self.boards[p].deck is None]
+        if not unknown:
+            return None
+        return f"the {self.deck_zone} count of {', '.join(unknown)} is not known from the log"
+
     # ------------------------------------------------------------------ projection
     def board(self, flow: CoreFlow) -> dict[str, Any]:
         players = {}
