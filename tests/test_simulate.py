@@ -34,7 +34,17 @@ from adjudicator.simulate import (
     simulate_game,
     write_games,
 )
-from events.models import GameEnded, LogLine, Pass, Request, Resolve, Stage, Trigger
+from events.models import (
+    GameEnded,
+    GameStarted,
+    LogLine,
+    MatchStarted,
+    Pass,
+    Request,
+    Resolve,
+    Stage,
+    Trigger,
+)
 from events.reader import iter_lines, read_log, verify_chain
 from events.store import open_recorder
 
@@ -214,6 +224,37 @@ def test_simulated_games_have_no_error_and_end_by_deck_out(
         else:
             assert report.result is None
     assert ended == len(games), "every simulated game is played to its end"
+
+
+def hide_decks(lines: Log, sizes: bool) -> Log:
+    """The log a table without digital help writes: no deck order (its sizes at most), the
+    opening hands unseen."""
+    header, start = lines[0], lines[1]
+    assert isinstance(header, MatchStarted) and isinstance(start, GameStarted)
+    assert header.decks is not None and start.hands is not None
+    counts = {p: len(d) for p, d in header.decks.items()} if sizes else None
+    return [header.model_copy(update={"decks": None, "deck_sizes": counts}),
+            start.model_copy(update={"hands": {p: ["?"] * len(h)
+                                               for p, h in start.hands.items()}}),
+            *lines[2:]]
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+@pytest.mark.parametrize("sizes", [True, False], ids=["deck-sizes", "no-deck-sizes"])
+def test_games_logged_without_the_decks_get_warnings_only(
+        pool: dict[str, list[Log]], edition: str, sizes: bool) -> None:
+    """What rests on cards or counts the log does not show is a warning, never a guessed
+    error: the same legal games without their decks get no error finding, and the game
+    ends as recorded (found: a recorded deck-out was an error when counts were unknown)."""
+    warned = 0
+    for lines in pool[edition][:40]:
+        report = judge(hide_decks(lines, sizes))
+        assert errors(report) == [], errors(report)[:5]
+        warned += any(f.code == "log.hidden-info" for f in report.findings)
+        last = lines[-1]
+        assert isinstance(last, GameEnded)
+        assert report.result is not None and report.result["winner"] == last.winner
+    assert warned > 0
 
 
 @pytest.mark.parametrize("edition", EDITIONS)
