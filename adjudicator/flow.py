@@ -416,23 +416,14 @@ class CoreFlow:
             )
 
     def trigger_class(self) -> list[Req]:
-        """The buffered requests that may be handled next ([6-3]..[6-12]).
-
-        Instants before normals; player by player from the turn player; within a
-        player, main timing before quick timing.
-        """
-        for speed in ("instant", "normal"):
-            of_speed = [r for r in self.buffer if r.action.speed == speed]
-            if not of_speed:
-                continue
-            for player in self.turn_order_from_turn_player():
-                mine = [r for r in of_speed if r.controller == player]
-                if not mine:
-                    continue
-                main = [r for r in mine if r.action.timing == "main"]
-                return main or mine
-            return of_speed
-        return []
+        """The buffered requests that may be handled next: those of the lowest rank under
+        the game's trigger order ([6-3]..[6-12] for the core rule's own order)."""
+        if not self.buffer:
+            return []
+        order = self.rules.trigger_order
+        ranks = [order.rank(self, r) for r in self.buffer]
+        low = min(ranks)
+        return [r for r, k in zip(self.buffer, ranks, strict=True) if k == low]
 
     def run_trigger_check(self) -> None:
         """Handle the buffer as far as the rules decide alone, then continue the flow."""
@@ -586,7 +577,9 @@ class CoreFlow:
         """Chance, timing and once-per-turn of a direct request; codes of what it breaks."""
         broken: list[tuple[str, str, str, Any, Any]] = []
         player = line.player
-        if self.chance != player:
+        if action.timing == "free":
+            pass  # requested at any time: no chance needed
+        elif self.chance != player:
             broken.append(("timing.no-chance", "core[3]",
                            f"{player} requested {action.name} without holding the chance.",
                            self.chance, player))
@@ -688,23 +681,15 @@ class CoreFlow:
 
     def _check_trigger_order(self, req: Req) -> None:
         cls = self.trigger_class()
-        if req in cls:
+        if not cls or req in cls:
             return
-        if req.action.speed == "normal" and any(r.action.speed == "instant" for r in self.buffer):
-            self.report("order.trigger-instant-before-normal", "core[6-3]",
-                        f"{req.action.name} ({req.id}) was handled while triggered instant "
-                        "requests still waited in the buffer.",
-                        expected=[r.id for r in cls], actual=req.id)
-        elif cls and req.controller != cls[0].controller:
-            self.report("order.trigger-turn-order", "core[6-3]",
-                        f"{req.controller}'s triggered request was handled before "
-                        f"{cls[0].controller}'s; the turn player's come first.",
-                        expected=[r.id for r in cls], actual=req.id)
-        else:
-            self.report("order.trigger-main-before-quick", "core[6-5]",
-                        "A quick-timing triggered request was handled before the same "
-                        "player's main-timing ones.",
-                        expected=[r.id for r in cls], actual=req.id)
+        order = self.rules.trigger_order
+        mine, first = order.rank(self, req), order.rank(self, cls[0])
+        component = next(i for i, (a, b) in enumerate(zip(mine, first, strict=True)) if a != b)
+        breach = order.breach(component)
+        self.report(breach.code, breach.rule,
+                    f"{req.action.name} ({req.id}) of {req.controller} was handled too early: "
+                    f"{breach.message}.", expected=[r.id for r in cls], actual=req.id)
 
     def _on_resolve(self, line: Resolve) -> None:
         req = self._lookup(line.request)

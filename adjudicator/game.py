@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 if TYPE_CHECKING:
     from adjudicator.findings import Finding
     from adjudicator.flow import CoreFlow, Req
+    from adjudicator.policies import TriggerOrder
     from events.models import GameStarted, MatchStarted, Request, Resolve
 
 Speed = Literal["instant", "normal"]
-Timing = Literal["main", "quick"]
+Timing = Literal["main", "quick", "free"]
+"""main: chance + own turn + empty stage; quick: chance; free: at any time, no chance."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +88,7 @@ class GameRules(Protocol):
 
     policy: FlowPolicy
     edition: str
+    trigger_order: TriggerOrder
 
     def action(self, action_id: str) -> ActionDef | None: ...
 

@@ -35,6 +35,7 @@ from adjudicator.findings import Finding, finding
 from adjudicator.game import ActionDef, FlowPolicy, GameResult, Resolution, TriggerSpec
 from adjudicator.games.blackpoker.board import Character, Modifier, PlayerBoard
 from adjudicator.games.blackpoker.cards import UNKNOWN, Card, parse_card, split_ref
+from adjudicator.policies import CoreTriggerOrder, NarrowestScopeWins
 
 if TYPE_CHECKING:
     from adjudicator.flow import CoreFlow, Req
@@ -99,6 +100,8 @@ class BlackPokerRules:
             requester_keeps_chance=bool(pol["requester_keeps_chance"]),
             resolve_before_cost_triggers=bool(pol["resolve_before_cost_triggers"]),
         )
+        self.trigger_order = CoreTriggerOrder()
+        self.permissions = NarrowestScopeWins()
         self.actions: dict[str, ActionDef] = {
             aid: ActionDef(
                 id=aid, name=a["name"], speed=a["speed"], timing=a["timing"],

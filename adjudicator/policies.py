@@ -1,0 +1,137 @@
+"""Policies a game supplies to the core flow: how pending triggered requests are ordered,
+and how conflicting permission abilities are settled.
+
+The flow never names a game: a game's rules module hands it one of these objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol
+
+if TYPE_CHECKING:
+    from adjudicator.flow import CoreFlow, Req
+
+
+@dataclass(frozen=True, slots=True)
+class OrderBreach:
+    """Which ordering rule a handled-too-early request breaks, for the finding."""
+
+    code: str
+    rule: str
+    message: str
+
+
+class TriggerOrder(Protocol):
+    """Orders the requests waiting in the buffer: the lowest rank goes first."""
+
+    def rank(self, flow: CoreFlow, req: Req) -> tuple[int, ...]: ...
+
+    def breach(self, component: int) -> OrderBreach:
+        """The finding for a request handled while one of lower rank in ``component`` waited."""
+        ...
+
+
+def seat_from_turn_player(flow: CoreFlow, player: str) -> int:
+    """0 for the turn player, 1 for the next in turn order, and so on."""
+    order = flow.players
+    tp = flow.turn_player or order[0]
+    return (order.index(player) - order.index(tp)) % len(order) if player in order else 99
+
+
+class CoreTriggerOrder:
+    """The core rule's trigger check ([6-3]..[6-12]).
+
+    Instant requests before normal ones; player by player from the turn player; within
+    one player's group, main timing before quick timing. The player picks the order
+    inside a class.
+    """
+
+    _breaches = (
+        OrderBreach("order.trigger-instant-before-normal", "core[6-3]",
+                    "a triggered normal request was handled while triggered instant "
+                    "requests still waited in the buffer"),
+        OrderBreach("order.trigger-turn-order", "core[6-3]",
+                    "a player's triggered request was handled before those of a player "
+                    "earlier in turn order from the turn player"),
+        OrderBreach("order.trigger-main-before-quick", "core[6-5]",
+                    "a quick-timing triggered request was handled before the same player's "
+                    "main-timing ones"),
+    )
+
+    def rank(self, flow: CoreFlow, req: Req) -> tuple[int, ...]:
+        return (
+            0 if req.action.speed == "instant" else 1,
+            seat_from_turn_player(flow, req.controller),
+            0 if req.action.timing == "main" else 1,
+        )
+
+    def breach(self, component: int) -> OrderBreach:
+        return self._breaches[component]
+
+
+class PriorityThenSeatOrder:
+    """Priority triggers first (seat order), then every other request by seat.
+
+    For games whose pending effects go: the priority class (e.g. shield triggers) of
+    the active player, then of the others; then all of the active player's other pending
+    effects in the order they choose; then the next player's. Every breach is one code.
+    """
+
+    def __init__(self, priority_flag: str, code: str, rule: str) -> None:
+        self.priority_flag = priority_flag
+        self.code = code
+        self.rule = rule
+
+    def rank(self, flow: CoreFlow, req: Req) -> tuple[int, ...]:
+        return (
+            0 if req.action.data.get(self.priority_flag) else 1,
+            seat_from_turn_player(flow, req.controller),
+        )
+
+    def breach(self, component: int) -> OrderBreach:
+        what = ("a priority pending effect waited while another was resolved"
+                if component == 0 else
+                "a player's pending effect was resolved before the active player's")
+        return OrderBreach(self.code, self.rule, what)
+
+
+Scope = Literal["all", "your", "this"]
+SCOPES: tuple[Scope, ...] = ("all", "your", "this")
+
+
+@dataclass(frozen=True, slots=True)
+class Permission:
+    """A static ability that says an object can (``allow``) or cannot do something."""
+
+    allow: bool
+    scope: Scope
+    timestamp: int
+    source: str
+
+
+class PermissionPolicy(Protocol):
+    """Settles conflicting "can" / "cannot" abilities."""
+
+    def decide(self, default: bool, abilities: list[Permission]) -> bool: ...
+
+
+class NarrowestScopeWins:
+    """Apply all → your → this, oldest first within a scope; the last applied wins."""
+
+    def decide(self, default: bool, abilities: list[Permission]) -> bool:
+        value = default
+        for a in sorted(abilities, key=lambda a: (SCOPES.index(a.scope), a.timestamp)):
+            value = a.allow
+        return value
+
+
+class ProhibitionWins:
+    """A "cannot" beats every "can", whatever the scope or timestamp."""
+
+    def decide(self, default: bool, abilities: list[Permission]) -> bool:
+        if any(not a.allow for a in abilities):
+            return False
+        if any(a.allow for a in abilities):
+            return True
+        return default
