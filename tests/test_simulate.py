@@ -227,16 +227,25 @@ def test_simulated_games_have_no_error_and_end_by_deck_out(
 
 
 def hide_decks(lines: Log, sizes: bool) -> Log:
-    """The log a table without digital help writes: no deck order (its sizes at most), the
-    opening hands unseen."""
+    """The log a table without digital help writes: no deck order, the opening hands
+    unseen; with ``sizes`` False not even the deck sizes, the cards lost to $L or the
+    effects (the faces drawn or milled)."""
     header, start = lines[0], lines[1]
     assert isinstance(header, MatchStarted) and isinstance(start, GameStarted)
     assert header.decks is not None and start.hands is not None
     counts = {p: len(d) for p, d in header.decks.items()} if sizes else None
-    return [header.model_copy(update={"decks": None, "deck_sizes": counts}),
-            start.model_copy(update={"hands": {p: ["?"] * len(h)
-                                               for p, h in start.hands.items()}}),
-            *lines[2:]]
+    out: Log = [header.model_copy(update={"decks": None, "deck_sizes": counts}),
+                start.model_copy(update={"hands": {p: ["?"] * len(h)
+                                                   for p, h in start.hands.items()}})]
+    for line in lines[2:]:
+        if not sizes and isinstance(line, Request):
+            costs = [c.model_copy(update={"ref": f"{line.player}:?"}) if c.kind == "L" else c
+                     for c in line.costs]
+            line = line.model_copy(update={"costs": costs})
+        elif not sizes and isinstance(line, Resolve):
+            line = line.model_copy(update={"effects": None})
+        out.append(line)
+    return out
 
 
 @pytest.mark.parametrize("edition", EDITIONS)
