@@ -29,6 +29,7 @@ from events.models import (
     Pass,
     Request,
     Resolve,
+    Roll,
     Stage,
     Trigger,
     TurnStarted,
@@ -213,7 +214,8 @@ class CoreFlow:
             self._on_game_ended(line)
         elif isinstance(line, MatchStarted):
             self.report("log.malformed", "log", "match_started may only be line 1.")
-        # roll: recorded, no rule of the core flow reads it.
+        elif isinstance(line, Roll):
+            self.rules.on_roll(self, line)  # dice are the game's business
         return self.findings[start:]
 
     def finish(self) -> None:

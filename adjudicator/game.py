@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from adjudicator.findings import Finding
     from adjudicator.flow import CoreFlow, Req
     from adjudicator.policies import TriggerOrder
-    from events.models import GameStarted, MatchStarted, Request, Resolve
+    from events.models import GameStarted, MatchStarted, Request, Resolve, Roll
 
 Speed = Literal["instant", "normal"]
 Timing = Literal["main", "quick", "free"]
@@ -105,6 +105,10 @@ class GameRules(Protocol):
         ...
 
     def win_check(self, flow: CoreFlow) -> GameResult | None: ...
+
+    def on_roll(self, flow: CoreFlow, line: Roll) -> None:
+        """A die was rolled (games that decide by dice keep it for the next choice)."""
+        ...
 
     def win_check_unknown(self, flow: CoreFlow) -> str | None:
         """Why the win/lose check cannot be ruled from the log here (a count or card the

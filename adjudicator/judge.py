@@ -6,7 +6,7 @@ all drive :class:`~adjudicator.flow.CoreFlow`; none of them re-implements a rule
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,14 +28,29 @@ class JudgeInputError(Exception):
         self.field = field
 
 
+RulesFactory = Callable[[MatchStarted, str], GameRules]
+"""Makes a game's rules module for one match: (header, edition) -> rules."""
+
+GAMES: dict[str, RulesFactory] = {
+    "blackpoker": lambda header, edition: BlackPokerRules(edition, header.format),
+}
+"""Every game coreflow judges, by the ``game`` id of the log header."""
+
+
+def register_game(game: str, factory: RulesFactory) -> None:
+    """Add a game: its rules module is all the core flow needs."""
+    GAMES[game] = factory
+
+
 def rules_for(header: MatchStarted) -> GameRules:
     """The rules module of the header's game, edition and format."""
     game, _, edition = header.rules.partition("/")
     if game != header.game:
         raise UnsupportedRules(f"rules {header.rules!r} do not belong to game {header.game!r}")
-    if header.game == "blackpoker":
-        return BlackPokerRules(edition, header.format)
-    raise UnsupportedRules(f"game {header.game!r} is not supported yet")
+    factory = GAMES.get(header.game)
+    if factory is None:
+        raise UnsupportedRules(f"game {header.game!r} is not supported yet")
+    return factory(header, edition)
 
 
 @dataclass(slots=True)

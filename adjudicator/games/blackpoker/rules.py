@@ -39,7 +39,7 @@ from adjudicator.policies import CoreTriggerOrder, NarrowestScopeWins
 
 if TYPE_CHECKING:
     from adjudicator.flow import CoreFlow, Req
-    from events.models import GameStarted, MatchStarted, Request, Resolve
+    from events.models import GameStarted, MatchStarted, Request, Resolve, Roll
 
 EDITIONS = ("6.1", "9.0")
 FORMATS = ("lite",)
@@ -620,6 +620,9 @@ class BlackPokerRules:
         if not unknown:
             return None
         return f"the {self.deck_zone} count of {', '.join(unknown)} is not known from the log"
+
+    def on_roll(self, flow: CoreFlow, line: Roll) -> None:
+        """BlackPoker uses no dice: a roll is recorded and changes nothing."""
 
     # ------------------------------------------------------------------ projection
     def board(self, flow: CoreFlow) -> dict[str, Any]:
