@@ -19,6 +19,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from adjudicator.flow import CoreFlow, Derived, Req
@@ -68,6 +69,11 @@ def timestamp(value: Any) -> str | None:
     """An ISO 8601 time as naive UTC text for a TIMESTAMP column; None if unreadable."""
     if not isinstance(value, str) or not value:
         return None
+    return _timestamp(value)
+
+
+@lru_cache(maxsize=1024)
+def _timestamp(value: str) -> str | None:
     try:
         when = datetime.fromisoformat(value)
     except ValueError:
@@ -178,7 +184,8 @@ class _Deriver:
                 had_chance.setdefault(line.request, chance_before == line.player)
             elif isinstance(line, Pass):
                 self.rows["passes"].append(dict(
-                    match_id=mid, seq=seq, player=line.player, at=at, turn=turn_before[seq],
+                    match_id=mid, seq=seq, player=line.player, played_at=at,
+                    turn=turn_before[seq],
                     turn_player=turn_player_before, had_chance=chance_before == line.player,
                     stage_depth=len(stage_before),
                     top_request=stage_before[-1].id if stage_before else None,
@@ -190,7 +197,7 @@ class _Deriver:
                 self._board(flow, seq)
         flow.finish()
         flow.findings.sort(key=lambda f: f.seq)  # the judge's order (judge_lines)
-        triggers = self._complete_log(flow, at_of)
+        triggers = self._complete_log(flow, at_of, ended)
         self._requests(flow, request_lines, had_chance, triggers, depth_before, turn_before,
                        ended, negated_by, at_of)
         self._findings(flow)
@@ -215,7 +222,7 @@ class _Deriver:
         line = stored.line
         return dict(
             match_id=self.mid, seq=line.seq, type=line.type, player=_player_of(line),
-            at=at if at is not None else timestamp(stored.data.get("at")), turn=turn,
+            played_at=at if at is not None else timestamp(stored.data.get("at")), turn=turn,
             recorded_at=stored.recorded_at, line=stored.data,
         )
 
@@ -243,7 +250,7 @@ class _Deriver:
             effects=_plain(res.effects) if res is not None else None,
             claimed_effects=stored.data.get("effects"),
             request_seq=None,  # filled in by _requests
-            turn=flow.turn, at=at,
+            turn=flow.turn, played_at=at,
         ))
 
     def _board(self, flow: CoreFlow, seq: int) -> None:
@@ -252,13 +259,15 @@ class _Deriver:
             board=_plain(flow.rules.board(flow)),
         ))
 
-    def _complete_log(self, flow: CoreFlow, at_of: dict[int, str | None]) -> dict[int, Row]:
+    def _complete_log(self, flow: CoreFlow, at_of: dict[int, str | None],
+                      ended: dict[int, int]) -> dict[int, Row]:
         """Chance moves and triggers, recorded or derived, from the complete log.
 
         Returns the trigger rows by ``id(req)``.
         """
         requests = flow.requests
         triggers: dict[int, Row] = {}
+        waiting: list[Req] = []  # triggered requests in the buffer, in entry order
         handled = 0
         last_seq = self.header.seq
         for pos, item in enumerate(flow.complete, start=1):
@@ -274,11 +283,14 @@ class _Deriver:
                 rid = getattr(item, "request", None)
                 if isinstance(rid, str):
                     req = requests.get(rid)
+            if waiting:  # a request the log went on without left the buffer at its line
+                waiting = [r for r in waiting
+                           if not (r.status == "dropped" and ended.get(id(r), seq) <= seq)]
             if kind == "chance_moved":
                 to = item.to if isinstance(item, ChanceMoved) else fields["to"]
                 self.rows["chance_moves"].append(dict(
                     match_id=self.mid, pos=pos, seq=seq, to_player=to, recorded=recorded,
-                    at=at_of.get(seq) if recorded else None,
+                    played_at=at_of.get(seq) if recorded else None,
                 ))
             elif kind == "trigger":
                 if isinstance(item, Trigger):
@@ -290,23 +302,29 @@ class _Deriver:
                 row = dict(
                     match_id=self.mid, request=rid, seq=seq, action=action, source=source,
                     controller=req.controller if req is not None else None,
-                    recorded=recorded, buffer_order=len(triggers) + 1, handled_order=None,
-                    handled_as=None, handled_seq=None,
+                    recorded=recorded, buffer_order=len(self.rows["triggers"]) + 1,
+                    handled_order=None, waiting_before=None, handled_as=None, handled_seq=None,
                     status=ENDED.get(req.status) if req is not None else None,
                 )
                 self.rows["triggers"].append(row)
                 if req is not None and id(req) not in triggers:
                     triggers[id(req)] = row
+                    waiting.append(req)
             elif kind in ("stage", "discard", "resolve") and req is not None and req.triggered:
                 row_or_none = triggers.get(id(req))
                 if row_or_none is None or row_or_none["handled_order"] is not None:
                     continue
                 handled += 1
+                how: str
                 if kind == "resolve":
                     how = item.result if isinstance(item, Resolve) else "resolved"
                 else:
                     how = "staged" if kind == "stage" else "discarded"
-                row_or_none.update(handled_order=handled, handled_as=how, handled_seq=seq)
+                before = next((i for i, r in enumerate(waiting) if r is req), None)
+                if before is not None:
+                    del waiting[before]
+                row_or_none.update(handled_order=handled, waiting_before=before, handled_as=how,
+                                   handled_seq=seq)
         return triggers
 
     def _requests(self, flow: CoreFlow, request_lines: dict[str, StoredLine],
@@ -341,7 +359,7 @@ class _Deriver:
                 had_chance=None if req.triggered else had_chance.get(req.id),
                 status=status, ended_seq=end,
                 resolved_seq=end if status in ("resolved", "fizzled") else None,
-                negated_by=negated_by.get(id(req)), at=at_of.get(seq),
+                negated_by=negated_by.get(id(req)), played_at=at_of.get(seq),
             ))
         for row in self.rows["resolutions"]:
             row["request_seq"] = seq_of.get(row["request"])
@@ -359,7 +377,7 @@ class _Deriver:
     def _match(self, flow: CoreFlow | None, judge_error: str | None = None) -> None:
         h = self.header
         ev = h.event
-        times = [r["at"] for r in self.rows["events"] if r["at"] is not None]
+        times = [r["played_at"] for r in self.rows["events"] if r["played_at"] is not None]
         end = next((s.line for s in reversed(self.lines) if isinstance(s.line, GameEnded)),
                    None)
         first = next((s.line for s in self.lines if isinstance(s.line, GameStarted)), None)

@@ -247,14 +247,14 @@ class AuditDB:
         return stats
 
     def _new_matches(self, app: MatchRecorder, last: int, top: int, stats: RefreshStats
-                     ) -> Iterator[tuple[UUID, list[StoredLine]]]:
+                     ) -> Iterator[tuple[UUID | str, list[StoredLine]]]:
         """Each match with notifications in (last, top], with all its stored lines.
 
         A match whose lines all arrived in this window (versions 1..n) is derived from
         the notifications themselves; one that had lines before is read whole from the
         store (``select_events``).
         """
-        pending: dict[UUID, list[StoredEvent]] = {}
+        pending: dict[UUID | str, list[StoredEvent]] = {}
         start = last
         try:
             while start < top:

@@ -8,7 +8,10 @@ docs/audit.md documents every column (a test checks that the two agree).
 from __future__ import annotations
 
 #: Bump when a table or column changes: an audit file of another version is rebuilt.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+#: Column names avoid SQL keywords: the log's ``at`` is ``played_at`` (``at`` is reserved
+#: in DuckDB), the event's ``table`` is ``table_no``.
 
 #: The state table: the last store notification taken in and what it was taken from.
 STATE_TABLE = "audit_state"
@@ -52,7 +55,7 @@ TABLES: dict[str, list[Column]] = {
         ("player", "VARCHAR", "the player the line names: request/pass/roll/turn_started "
          "player, chance_moved to, trigger controller, game_started first_player, "
          "game_ended winner"),
-        ("at", "TIMESTAMP", "the line's `at` (UTC); NULL when absent or unreadable"),
+        ("played_at", "TIMESTAMP", "the line's `at` (UTC); NULL when absent or unreadable"),
         ("turn", "BIGINT", "the turn in progress after the line"),
         ("recorded_at", "TIMESTAMP", "when the store took the line (UTC)"),
         ("line", "JSON", "the line exactly as stored"),
@@ -81,13 +84,13 @@ TABLES: dict[str, list[Column]] = {
         ("ended_seq", "BIGINT", "the line at which it reached that status"),
         ("resolved_seq", "BIGINT", "its resolve line (resolved or fizzled)"),
         ("negated_by", "VARCHAR", "the request whose resolution negated it"),
-        ("at", "TIMESTAMP", "`at` of the line that made it (UTC)"),
+        ("played_at", "TIMESTAMP", "`at` of the line that made it (UTC)"),
     ],
     "passes": [
         ("match_id", "VARCHAR", "the match"),
         ("seq", "BIGINT", "the pass line"),
         ("player", "VARCHAR", "who passed"),
-        ("at", "TIMESTAMP", "`at` of the pass (UTC)"),
+        ("played_at", "TIMESTAMP", "`at` of the pass (UTC)"),
         ("turn", "BIGINT", "the turn"),
         ("turn_player", "VARCHAR", "whose turn it was"),
         ("had_chance", "BOOLEAN", "the player held the chance when passing"),
@@ -100,7 +103,7 @@ TABLES: dict[str, list[Column]] = {
         ("seq", "BIGINT", "the chance_moved line; for a derived move, the line it followed"),
         ("to_player", "VARCHAR", "the new holder: a player or system"),
         ("recorded", "BOOLEAN", "the log has the line (false: the judge derived it)"),
-        ("at", "TIMESTAMP", "`at` of the recorded line (UTC)"),
+        ("played_at", "TIMESTAMP", "`at` of the recorded line (UTC)"),
     ],
     "resolutions": [
         ("match_id", "VARCHAR", "the match"),
@@ -121,7 +124,7 @@ TABLES: dict[str, list[Column]] = {
         ("claimed_effects", "JSON", "the effects the log claims (NULL when it claims none)"),
         ("request_seq", "BIGINT", "`requests.seq` of the request"),
         ("turn", "BIGINT", "the turn"),
-        ("at", "TIMESTAMP", "`at` of the resolve line (UTC)"),
+        ("played_at", "TIMESTAMP", "`at` of the resolve line (UTC)"),
     ],
     "triggers": [
         ("match_id", "VARCHAR", "the match"),
@@ -134,6 +137,8 @@ TABLES: dict[str, list[Column]] = {
         ("buffer_order", "BIGINT", "1, 2, ...: the order it entered the buffer in the match"),
         ("handled_order", "BIGINT", "1, 2, ...: the order it left the buffer (staged, "
          "discarded or resolved); NULL if it never did"),
+        ("waiting_before", "BIGINT", "how many triggered requests that entered the buffer "
+         "before it were still waiting when it left (0: handled in entry order)"),
         ("handled_as", "VARCHAR", "staged, discarded, resolved or fizzled"),
         ("handled_seq", "BIGINT", "the line that took it out of the buffer"),
         ("status", "VARCHAR", "how it ended (as requests.status)"),
