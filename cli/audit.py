@@ -16,7 +16,7 @@ import io
 import json
 import sys
 from collections.abc import Callable, Iterable
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
@@ -63,7 +63,11 @@ def _cell(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, datetime):
-        return value.isoformat(sep=" ")
+        spec = "seconds" if not value.microsecond else (
+            "milliseconds" if value.microsecond % 1000 == 0 else "microseconds")
+        return value.isoformat(sep=" ", timespec=spec)
+    if isinstance(value, timedelta):
+        return _interval(value)
     if isinstance(value, float):
         return f"{value:.6g}"
     if isinstance(value, list | tuple):
@@ -71,6 +75,18 @@ def _cell(value: Any) -> str:
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False, default=str)
     return str(value)
+
+
+def _interval(value: timedelta) -> str:
+    """``[-][N days ]HH:MM:SS[.fff]``: an INTERVAL as DuckDB prints it, to the millisecond."""
+    sign = "-" if value < timedelta(0) else ""
+    ms = round(abs(value).total_seconds() * 1000)
+    days, ms = divmod(ms, 86_400_000)
+    h, ms = divmod(ms, 3_600_000)
+    m, ms = divmod(ms, 60_000)
+    sec, ms = divmod(ms, 1000)
+    text = f"{h:02d}:{m:02d}:{sec:02d}" + (f".{ms:03d}" if ms else "")
+    return sign + (f"{days} day{'s' if days != 1 else ''} " if days else "") + text
 
 
 def _numeric(type_name: str) -> bool:
@@ -115,6 +131,8 @@ def _json_value(value: Any, type_name: str) -> Any:
         return json.loads(value)
     if isinstance(value, datetime | date | time):
         return value.isoformat()
+    if isinstance(value, timedelta):
+        return value.total_seconds()
     if isinstance(value, Decimal):
         return float(value)
     if isinstance(value, list | tuple):
