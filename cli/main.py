@@ -394,6 +394,10 @@ from cli.audit import register as _register_audit  # noqa: E402 - audit, export
 
 _register_audit(app)
 
+from cli.fixture import register as _register_fixture  # noqa: E402 - fixture new/check
+
+_register_fixture(app)
+
 
 def main() -> None:  # pragma: no cover - the console script calls ``app``
     app()

@@ -1,0 +1,54 @@
+"""pytest plugin: every ruling fixture is a test item named after it.
+
+Registered through the package's ``pytest11`` entry point, so plain ``pytest`` collects
+each ``NAME.expected.json`` that has its ``NAME.jsonl`` beside it, re-judges the log, and
+fails with a diff that names the log line and the rule of each changed finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adjudicator.rulings import EXPECTED_SUFFIX, RulingCase, check
+
+
+class RulingChanged(Exception):
+    """The judge no longer rules a fixture as it was frozen."""
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.name.endswith(EXPECTED_SUFFIX) and RulingCase.of(file_path).log.exists():
+        return RulingFile.from_parent(parent, path=file_path)
+    return None
+
+
+class RulingFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        case = RulingCase.of(self.path)
+        yield RulingItem.from_parent(self, name=case.name, case=case)
+
+
+class RulingItem(pytest.Item):
+    def __init__(self, *, case: RulingCase, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+
+    def runtest(self) -> None:
+        diff = check(self.case)
+        if diff is not None:
+            raise RulingChanged(diff)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> str:
+        if isinstance(excinfo.value, RulingChanged):
+            return str(excinfo.value) + (
+                "\n(if the change is deliberate: coreflow fixture check --update "
+                f"{self.case.expected})")
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"ruling {self.case.name}"

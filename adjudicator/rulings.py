@@ -1,0 +1,192 @@
+"""Ruling fixtures: a disputed log frozen with the ruling the judge gave on it.
+
+A fixture is two reviewable text files side by side::
+
+    NAME.jsonl          the match log as the judge received it
+    NAME.expected.json  the ruling: note, rules edition, findings, result, final board
+
+Hand-written fixtures list each finding as ``{code, seq, severity}`` (written from the
+rules); frozen ones (``coreflow fixture new``) also carry ``rule`` and ``message`` and the
+final ``board``. Checking a fixture re-judges its log and compares every field the
+expected file gives; the diff names the log line and the rule of each difference.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from adjudicator.findings import Finding
+from adjudicator.judge import Report, judge_file
+
+EXPECTED_SUFFIX = ".expected.json"
+DEFAULT_DIR = Path("fixtures") / "rulings"
+#: Board keys left out of a frozen board: they repeat the findings or the header.
+_BOARD_SKIP = ("findings", "match_id", "rules")
+
+
+@dataclass(frozen=True, slots=True)
+class RulingCase:
+    """One fixture: its log and its expected ruling."""
+
+    log: Path
+    expected: Path
+
+    @property
+    def name(self) -> str:
+        return self.log.name.removesuffix(".jsonl")
+
+    @classmethod
+    def of(cls, path: Path) -> RulingCase:
+        """The case of a log path or an expected path."""
+        if path.name.endswith(EXPECTED_SUFFIX):
+            log = path.with_name(path.name.removesuffix(EXPECTED_SUFFIX) + ".jsonl")
+            return cls(log, path)
+        return cls(path, path.with_name(path.name.removesuffix(".jsonl") + EXPECTED_SUFFIX))
+
+    def load(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.expected.read_text(encoding="utf-8"))
+        return data
+
+
+def discover(root: Path) -> list[RulingCase]:
+    """Every fixture under ``root`` (or the one fixture ``root`` names)."""
+    if root.is_file():
+        return [RulingCase.of(root)]
+    return [RulingCase.of(p) for p in sorted(root.glob(f"**/*{EXPECTED_SUFFIX}"))
+            if RulingCase.of(p).log.exists()]
+
+
+def final_board(report: Report) -> dict[str, Any] | None:
+    """The board after the last line, as the fixture keeps it."""
+    from projections.board import snapshot
+
+    if report.flow is None:
+        return None
+    board = snapshot(report.flow)
+    return {k: v for k, v in board.items() if k not in _BOARD_SKIP}
+
+
+def ruling_of(report: Report, note: str, with_board: bool = True) -> dict[str, Any]:
+    """The expected file for a report: what the judge rules now."""
+    data: dict[str, Any] = {
+        "description": note,
+        "rules": report.rules,
+        "findings": [
+            {k: v for k, v in f.as_dict().items() if k in ("code", "seq", "severity", "rule",
+                                                            "message")}
+            for f in report.findings
+        ],
+        "result": report.result,
+    }
+    if with_board:
+        data["board"] = final_board(report)
+    return data
+
+
+def write_ruling(path: Path, data: dict[str, Any]) -> None:
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def freeze(log: Path, name: str, note: str, directory: Path = DEFAULT_DIR) -> RulingCase:
+    """Copy ``log`` into ``directory/NAME.jsonl`` with the judge's ruling beside it."""
+    if not name or any(c in name for c in "/\\") or name.startswith("."):
+        raise ValueError(f"fixture name {name!r} must be a plain file name")
+    directory.mkdir(parents=True, exist_ok=True)
+    case = RulingCase(directory / f"{name}.jsonl", directory / f"{name}{EXPECTED_SUFFIX}")
+    if case.log.exists() or case.expected.exists():
+        raise FileExistsError(f"fixture {name!r} already exists in {directory}")
+    report = judge_file(log)
+    shutil.copyfile(log, case.log)
+    write_ruling(case.expected, ruling_of(report, note))
+    return case
+
+
+def update(case: RulingCase) -> None:
+    """Re-freeze a fixture deliberately: the judge's current ruling becomes the expected."""
+    old = case.load()
+    report = judge_file(case.log)
+    write_ruling(case.expected, ruling_of(report, str(old.get("description", "")),
+                                          with_board="board" in old))
+
+
+# --------------------------------------------------------------------------- checking
+def _log_lines(case: RulingCase) -> dict[int, str]:
+    """seq -> the raw log line, to quote in a diff."""
+    out: dict[int, str] = {}
+    for no, raw in enumerate(case.log.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            seq = json.loads(raw).get("seq", no)
+        except (ValueError, AttributeError):
+            seq = no
+        out.setdefault(seq if isinstance(seq, int) else no, raw)
+    return out
+
+
+def _key(f: dict[str, Any], fields: tuple[str, ...]) -> tuple[Any, ...]:
+    return tuple(f.get(k) for k in fields)
+
+
+def check(case: RulingCase) -> str | None:
+    """Re-judge a fixture; None when the ruling is unchanged, else a readable diff."""
+    want = case.load()
+    report = judge_file(case.log)
+    problems: list[str] = []
+    lines = _log_lines(case)
+    expected = list(want.get("findings", []))
+    fields = ("seq", "code", "severity")
+    if expected and all("rule" in f for f in expected):
+        fields = ("seq", "code", "severity", "rule")
+    got = [f.as_dict() for f in report.findings]
+    missing = [_key(f, fields) for f in expected]
+    extra: list[dict[str, Any]] = []
+    for f in got:
+        k = _key(f, fields)
+        if k in missing:
+            missing.remove(k)
+        else:
+            extra.append(f)
+    by_key = {_key(f, fields): f for f in expected}
+    for k in missing:
+        f = by_key.get(k, {})
+        problems.append(
+            f"- expected, no longer reported: seq {k[0]} {k[1]} [{k[2]}] "
+            f"rule {f.get('rule', '?')}: {f.get('message', '')}\n"
+            f"    line {k[0]}: {lines.get(k[0], '(no such line)')}"
+        )
+    for f in extra:
+        problems.append(
+            f"+ reported, not expected: seq {f['seq']} {f['code']} [{f['severity']}] "
+            f"rule {f['rule']}: {f['message']}\n"
+            f"    line {f['seq']}: {lines.get(f['seq'], '(no such line)')}"
+        )
+    if "result" in want and want["result"] != report.result:
+        problems.append(f"~ result: expected {want['result']}, the judge gives {report.result}")
+    if want.get("board") is not None:
+        now = final_board(report)
+        problems += [f"~ board {d}" for d in _board_diff(want["board"], now)]
+    if not problems:
+        return None
+    return f"{case.log}: the ruling changed\n" + "\n".join(problems)
+
+
+def _board_diff(old: Any, new: Any, path: str = "", limit: int = 20) -> list[str]:
+    """Where two boards differ, as ``path: old -> new`` lines (at most ``limit``)."""
+    out: list[str] = []
+    if isinstance(old, dict) and isinstance(new, dict):
+        for k in sorted(set(old) | set(new)):
+            out += _board_diff(old.get(k), new.get(k), f"{path}.{k}" if path else str(k),
+                               limit - len(out))
+            if len(out) >= limit:
+                break
+    elif old != new:
+        out.append(f"{path}: {json.dumps(old, ensure_ascii=False)} -> "
+                   f"{json.dumps(new, ensure_ascii=False)}")
+    return out[:limit]
+
+
+def findings_key(findings: list[Finding]) -> list[tuple[int, str, str]]:
+    return sorted((f.seq, f.code, f.severity) for f in findings)

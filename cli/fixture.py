@@ -1,0 +1,79 @@
+"""``coreflow fixture``: freeze a disputed log and its ruling; re-check every ruling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from adjudicator.rulings import DEFAULT_DIR, check, discover, freeze, update
+
+fixture_app = typer.Typer(
+    help="Ruling fixtures: freeze a disputed log with the judge's ruling, check them all.",
+    no_args_is_help=True,
+)
+
+
+@fixture_app.command("new")
+def new_command(
+    log: Annotated[Path, typer.Argument(metavar="LOG", help="The disputed match log.")],
+    name: Annotated[str, typer.Option("--name", help="The fixture's file name (no suffix).")],
+    note: Annotated[str, typer.Option("--note", help="The dispute and the agreed ruling.")] = "",
+    directory: Annotated[Path, typer.Option("--dir", help="Where fixtures live.")] = DEFAULT_DIR,
+) -> None:
+    """Freeze LOG and the judge's current findings (and final board) as a fixture."""
+
+    def run() -> None:
+        case = freeze(log, name, note, directory)
+        typer.echo(f"froze {case.log} and {case.expected}")
+
+    _run(run)
+
+
+@fixture_app.command("check")
+def check_command(
+    path: Annotated[Path, typer.Argument(metavar="[PATH]",
+                                         help="A fixture or a folder of them.")] = Path("fixtures"),
+    do_update: Annotated[bool, typer.Option("--update",
+                                            help="Re-freeze what changed, deliberately.")] = False,
+) -> None:
+    """Re-judge every fixture under PATH and show what changed (exit 1 if anything did)."""
+
+    def run() -> None:
+        cases = discover(path)
+        if not cases:
+            raise FileNotFoundError(f"no fixture under {path}")
+        changed = 0
+        for case in cases:
+            diff = check(case)
+            if diff is None:
+                continue
+            changed += 1
+            typer.echo(diff + "\n")
+            if do_update:
+                update(case)
+                typer.echo(f"re-froze {case.expected}\n")
+        typer.echo(f"{len(cases)} fixtures, {changed} changed"
+                   + (" (re-frozen)" if do_update and changed else ""))
+        if changed and not do_update:
+            raise typer.Exit(1)
+
+    _run(run)
+
+
+def _run(fn: object) -> None:
+    from cli.main import CliError, guarded
+
+    def body() -> None:
+        try:
+            fn()  # type: ignore[operator]
+        except (FileExistsError, FileNotFoundError, ValueError) as exc:
+            raise CliError(str(exc)) from exc
+
+    guarded(body)()
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``fixture new`` and ``fixture check`` to the ``coreflow`` command."""
+    app.add_typer(fixture_app, name="fixture")

@@ -1,0 +1,83 @@
+"""The rules expert's workflow: freeze a disputed log, break the judge, see pytest fail."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from adjudicator.rulings import RulingCase, check, discover, freeze, update
+from cli.main import app
+
+ROOT = Path(__file__).resolve().parent.parent
+DISPUTED = ROOT / "fixtures" / "examples" / "disputed-counter.jsonl"
+
+#: A deliberate change to the judge: 9.0 loses its "requester keeps the chance" policy.
+BREAK_THE_JUDGE = '''
+import dataclasses
+import adjudicator.games.blackpoker.rules as bp
+
+_init = bp.BlackPokerRules.__init__
+
+
+def _broken(self, *args, **kwargs):
+    _init(self, *args, **kwargs)
+    self.policy = dataclasses.replace(self.policy, requester_keeps_chance=False)
+
+
+bp.BlackPokerRules.__init__ = _broken
+'''
+
+
+def test_fixture_new_freezes_log_findings_and_board(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["fixture", "new", str(DISPUTED), "--name", "counter-3",
+                                      "--note", "bob's ♣3 cannot counter ♠9",
+                                      "--dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    case = RulingCase.of(tmp_path / "counter-3.jsonl")
+    assert case.log.read_bytes() == DISPUTED.read_bytes()
+    ruling = case.load()
+    assert ruling["description"] == "bob's ♣3 cannot counter ♠9"
+    assert ("legality.effect-mismatch", 11) in {(f["code"], f["seq"]) for f in ruling["findings"]}
+    assert all(f["rule"] and f["message"] for f in ruling["findings"])
+    assert ruling["board"]["turn_player"] == "alice"
+    assert check(case) is None
+    again = CliRunner().invoke(app, ["fixture", "new", str(DISPUTED), "--name", "counter-3",
+                                     "--dir", str(tmp_path)])
+    assert again.exit_code != 0 and "already exists" in again.output
+
+
+def test_fixture_check_reports_and_update_refreezes(tmp_path: Path) -> None:
+    case = freeze(DISPUTED, "counter-3", "note", tmp_path)
+    ruling = case.load()
+    ruling["findings"] = [f for f in ruling["findings"] if f["code"] != "legality.effect-mismatch"]
+    case.expected.write_text(json.dumps(ruling), encoding="utf-8")
+    diff = check(case)
+    assert diff is not None
+    assert "+ reported, not expected: seq 11 legality.effect-mismatch" in diff
+    assert '"request":"r3"' in diff.replace(" ", "")  # the log line itself is quoted
+    result = CliRunner().invoke(app, ["fixture", "check", str(tmp_path)])
+    assert result.exit_code == 1 and "1 changed" in result.output
+    update(case)
+    assert check(case) is None and discover(tmp_path) == [case]
+
+
+def test_a_broken_judge_fails_plain_pytest_with_line_and_rule(tmp_path: Path) -> None:
+    rulings = tmp_path / "rulings"
+    freeze(DISPUTED, "counter-3", "bob's ♣3 against ♠9", rulings)
+    (tmp_path / "conftest.py").write_text(BREAK_THE_JUDGE, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", str(rulings)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    out = run.stdout + run.stderr
+    assert run.returncode == 1, out
+    assert "counter-3" in out and "the ruling changed" in out
+    assert "+ reported, not expected: seq 7 timing.no-chance [error] rule core[11]" in out
+    assert 'line 7: {"seq":7,"type":"pass","player":"alice"}' in out
+    assert "fixture check --update" in out
