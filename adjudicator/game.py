@@ -88,7 +88,11 @@ class GameRules(Protocol):
 
     policy: FlowPolicy
     edition: str
-    trigger_order: TriggerOrder
+
+    @property
+    def trigger_order(self) -> TriggerOrder:
+        """How the buffer is ordered: the core rule's order unless the game has its own."""
+        ...
 
     def action(self, action_id: str) -> ActionDef | None: ...
 

@@ -137,7 +137,7 @@ def check(case: RulingCase) -> str | None:
     problems: list[str] = []
     lines = _log_lines(case)
     expected = list(want.get("findings", []))
-    fields = ("seq", "code", "severity")
+    fields: tuple[str, ...] = ("seq", "code", "severity")
     if expected and all("rule" in f for f in expected):
         fields = ("seq", "code", "severity", "rule")
     got = [f.as_dict() for f in report.findings]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ class LogReadError(Exception):
     """The input could not be read at all (missing file, not UTF-8)."""
 
 
-def _field_of(err: dict[str, Any]) -> str:
+def _field_of(err: Mapping[str, Any]) -> str:
     loc = [str(p) for p in err.get("loc", ())]
     # The discriminated union puts the type tag first in the location; drop it.
     if len(loc) >= 1 and loc[0] in _TYPE_TAGS:
