@@ -75,6 +75,9 @@ class Derived:
     req: Req | None = None
     pos: int = -1
     """Where it stands in the complete log."""
+    omitted: bool = False
+    """Derived, then found never to have happened at the table (a missed request's
+    staging): left out of the complete log."""
 
     @property
     def type(self) -> str:
@@ -511,7 +514,13 @@ class CoreFlow:
                 f"The triggered {req.action.name} ({req.id}) was never resolved; {why}.",
                 expected=f"resolve {req.id}",
             )
-        self.give_chance_to_turn_player()
+            for item in self.complete:  # the table never staged it
+                if isinstance(item, Derived) and item.req is req and item.model is Stage:
+                    item.omitted = True
+        if self.chance == self.turn_player:
+            self.passed.clear()  # [2] without a chance move: the holder keeps it
+        else:
+            self.give_chance_to_turn_player()
 
     # ------------------------------------------------------------------ [3]..[10] requests
     def _on_request(self, line: Request) -> None:
@@ -829,6 +838,8 @@ class CoreFlow:
         """Every line, derived ones filled in, renumbered 1..N."""
         out: list[LogLine] = []
         for item in self.complete:
+            if isinstance(item, Derived) and item.omitted:
+                continue
             line = item.render() if isinstance(item, Derived) else item
             out.append(line.model_copy(update={"seq": len(out) + 1, "hash": None}))
         return out
