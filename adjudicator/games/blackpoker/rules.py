@@ -1169,7 +1169,7 @@ class _Resolving:
         if self.fizzled != (self.line.result == "fizzled"):
             # The recorded result is wrong and already reported (fizzle-not-applied, or a
             # fizzle that should not be): a wrong resolution gets only that finding.
-            self._apply_as_played(extra)
+            self._apply_as_played(extra, [])
             return
         for o in unmatched:
             steps = self.sizes_used.get(str(o.get("player")))
@@ -1180,6 +1180,7 @@ class _Resolving:
                          "force applied (all, your, this; oldest first): " + "; ".join(steps),
                          expected=o.get("amount"),
                          actual=next(t.get("amount") for t in extra if t.get("op") == "damage"))
+                self._apply_as_played(extra, unmatched)
                 return
         partial = [o for o in unmatched if o["op"] in ("damage", "draw")]
         if partial and any(t.get("op") == partial[0]["op"] for t in extra):
@@ -1187,19 +1188,31 @@ class _Resolving:
                      "The possible part of the effect was not carried out exactly.",
                      expected=partial, actual=[t for t in extra if t.get("op") ==
                                                partial[0]["op"]])
+            self._apply_as_played(extra, unmatched)
             return
         self.rep("legality.effect-mismatch", "bp4.3.3",
                  f"The recorded effects of {self.req.action.name} differ from the rules'.",
                  expected=unmatched or None, actual=extra or None)
-        self._apply_as_played(extra)
+        self._apply_as_played(extra, unmatched)
 
-    def _apply_as_played(self, extra: list[dict[str, Any]]) -> None:
-        """The table did more than the rules allow: follow the game as it was played.
+    def _apply_as_played(self, extra: list[dict[str, Any]],
+                         ours: list[dict[str, Any]]) -> None:
+        """The table did otherwise than the rules say: follow the game as it was played.
 
-        Carried out: a claimed ``negate`` and a claimed character leaving the field.
-        Other surplus claims are reported only (docs/decisions.md).
+        Carried out: a claimed ``negate``, a claimed character leaving the field, and the
+        number of cards a ``damage`` or ``draw`` really moved (the board's counts follow the
+        log, so a later deck-out is ruled on the real table). Other surplus claims are
+        reported only (docs/decisions.md).
         """
         for t in extra:
+            op = t.get("op")
+            if op in ("damage", "draw") and isinstance(t.get("amount"), int):
+                player = str(t.get("player"))
+                mine = next((o for o in ours if o["op"] == op and o.get("player") == player),
+                            None)
+                if mine is not None and player in self.r.boards:
+                    self._recount(op, player, mine, t["amount"])
+                continue
             if t.get("op") == "negate" and isinstance(t.get("request"), str):
                 target = self.flow.negate(t["request"])
                 if target is not None:
@@ -1210,6 +1223,31 @@ class _Resolving:
                 ch = self.r.find(t["card"])
                 if ch is not None:
                     self.triggers += self.r._leave_field(ch, str(t.get("to", "graveyard")))
+
+
+    def _recount(self, op: str, player: str, ours: dict[str, Any], amount: int) -> None:
+        """Move the difference between the rules' count and the table's back or on."""
+        b = self.r.boards[player]
+        done = int(ours.get("amount", 0))
+        source = b.graveyard if op == "damage" else None
+        if amount < done:
+            moved = [_card_of(c) for c in ours.get("cards", [])][amount:done]
+            for card in reversed(moved):
+                if op == "damage" and source and source[-1] == card:
+                    source.pop()
+                elif op == "draw":
+                    b.take_from_hand(card)
+                if b.deck is not None:
+                    b.deck.insert(0, card)
+        else:
+            for _ in range(amount - done):
+                top = b.pop_deck()
+                if top is None:
+                    break
+                if op == "damage":
+                    b.graveyard.append(top)
+                else:
+                    b.add_to_hand(top)
 
 
 def _effect_fits(ours: dict[str, Any], theirs: dict[str, Any]) -> bool:
