@@ -555,7 +555,8 @@ class CoreFlow:
         self.findings.extend(self.rules.request_findings(self, line, action))
         # [4] clear the pass record, [5] make the request and pay its costs.
         self.passed.clear()
-        self.chance = player
+        if action.timing != "free":  # a free request needs no chance and leaves it alone
+            self.chance = player
         req = Req(
             id=line.request, action=action, controller=player, seq=line.seq, triggered=False,
             key_cards=list(line.key_cards), targets=list(line.targets),

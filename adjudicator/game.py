@@ -21,6 +21,10 @@ Timing = Literal["main", "quick", "free"]
 """main: chance + own turn + empty stage; quick: chance; free: at any time, no chance."""
 
 
+class UnsupportedRules(ValueError):
+    """The header names a game, edition or format no rules module carries (exit 2)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ActionDef:
     """An action definition: the parts the core flow reads; the rest is the game's."""

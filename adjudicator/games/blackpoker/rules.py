@@ -32,7 +32,14 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from adjudicator.findings import Finding, finding
-from adjudicator.game import ActionDef, FlowPolicy, GameResult, Resolution, TriggerSpec
+from adjudicator.game import (
+    ActionDef,
+    FlowPolicy,
+    GameResult,
+    Resolution,
+    TriggerSpec,
+    UnsupportedRules,
+)
 from adjudicator.games.blackpoker.board import Character, Modifier, PlayerBoard
 from adjudicator.games.blackpoker.cards import UNKNOWN, Card, parse_card, split_ref
 from adjudicator.policies import CoreTriggerOrder, NarrowestScopeWins
@@ -56,10 +63,6 @@ def load_edition(edition: str) -> dict[str, Any]:
     )
     data: dict[str, Any] = yaml.safe_load(text)
     return data
-
-
-class UnsupportedRules(ValueError):
-    """The header names an edition or format this module does not carry."""
 
 
 @dataclass(slots=True)
