@@ -260,6 +260,8 @@ class CoreFlow:
                 self._bind(d.req, line.request)
             if isinstance(line, Stage) and d.req is not None:
                 d.req.staged_in_log = True
+            if isinstance(line, GameEnded):
+                self.recorded_end = line  # what follows is after the recorded end
             return True
         if isinstance(line, Stage | Discard):
             other = next((d for d in self.expected if d.req is not None
@@ -371,7 +373,8 @@ class CoreFlow:
                 return True  # a sparse log names the triggered request here first
             return d.req is not None and d.req.id == line.request
         if isinstance(line, GameEnded):
-            return bool((f["result"], f["winner"]) == (line.result, line.winner))
+            return bool((f["result"], f["winner"]) == (line.result, line.winner)) and (
+                line.reason is None or line.reason == f["reason"])
         return False
 
     def _bind(self, req: Req, rid: str) -> None:
@@ -555,7 +558,9 @@ class CoreFlow:
         self.findings.extend(self.rules.request_findings(self, line, action))
         # [4] clear the pass record, [5] make the request and pay its costs.
         self.passed.clear()
-        if action.timing != "free":  # a free request needs no chance and leaves it alone
+        if action.speed != "instant" and action.timing != "free":
+            # An instant request leaves the chance where it was ([8] -> [3] unchanged), also
+            # when made without it; a free one needs no chance at all.
             self.chance = player
         req = Req(
             id=line.request, action=action, controller=player, seq=line.seq, triggered=False,
