@@ -161,8 +161,19 @@ class CoreFlow:
             self.move_chance(self.turn_player)
 
     def new_request_id(self) -> str:
-        self._auto_id += 1
-        return f"t{self._auto_id}"
+        """A made-up id for a triggered request, not used so far (the log may rename it)."""
+        while True:
+            self._auto_id += 1
+            rid = f"t{self._auto_id}"
+            if rid not in self.requests:
+                return rid
+
+    def _rekey(self, req: Req) -> None:
+        """The log uses a provisional request's made-up id for another request: give the
+        provisional one a fresh made-up id."""
+        self.requests.pop(req.id, None)
+        req.id = self.new_request_id()
+        self.requests[req.id] = req
 
     def pending_decisions(self) -> bool:
         return bool(self.buffer) or self.awaiting_instant is not None
@@ -333,8 +344,9 @@ class CoreFlow:
     def _find_derived(self, line: LogLine) -> int | None:
         """Where ``line`` stands among the derived lines still expected, if anywhere.
 
-        A trigger line is matched with the derived trigger of the same action whose source
-        and controller it names, before any other of that action.
+        A trigger line is matched with the derived trigger it names by id, else with the
+        one of the same action whose source and controller it names, before any other of
+        that action.
         """
         if self.expected and not isinstance(line, Trigger) and self._same(self.expected[0], line):
             return 0  # the common case: the log writes the derived line where it belongs
@@ -342,6 +354,10 @@ class CoreFlow:
         if not hits:
             return None
         if isinstance(line, Trigger):
+            for i in hits:
+                named = self.expected[i].req
+                if named is not None and named.id == line.request:
+                    return i
             for i in hits:
                 f = self.expected[i].fields
                 if f.get("source") == line.source and line.controller in (
@@ -366,7 +382,10 @@ class CoreFlow:
             if req is None or f["action"] != line.action:
                 return False
             if req.provisional:
-                return line.request not in self.requests or self.requests[line.request] is req
+                # The log may name it anything, even a name the judge made up for another
+                # request still waiting to be named.
+                other = self.requests.get(line.request)
+                return other is None or other is req or other.provisional
             return req.id == line.request
         if isinstance(line, Stage | Discard):
             if d.req is not None and d.req.provisional and line.request not in self.requests:
@@ -382,6 +401,9 @@ class CoreFlow:
         if not req.provisional or req.id == rid:
             req.provisional = False
             return
+        other = self.requests.get(rid)
+        if other is not None and other is not req and other.provisional:
+            self._rekey(other)
         self.requests.pop(req.id, None)
         req.id = rid
         req.provisional = False
@@ -533,7 +555,10 @@ class CoreFlow:
         if player not in self.players:
             self.report("log.unknown-ref", "log", f"No player {player!r}.", actual=player)
             return
-        if line.request in self.requests:
+        taken = self.requests.get(line.request)
+        if taken is not None and taken.provisional:
+            self._rekey(taken)  # the judge's made-up id, not the log's
+        elif taken is not None:
             self.report("log.malformed", "log",
                         f"Request id {line.request!r} is already used in this match.")
             return
