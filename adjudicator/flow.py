@@ -271,8 +271,6 @@ class CoreFlow:
                 self._bind(d.req, line.request)
             if isinstance(line, Stage) and d.req is not None:
                 d.req.staged_in_log = True
-            if isinstance(line, GameEnded):
-                self.recorded_end = line  # what follows is after the recorded end
             return True
         if isinstance(line, Stage | Discard):
             other = next((d for d in self.expected if d.req is not None
