@@ -51,6 +51,14 @@ CODES: dict[str, tuple[Severity, str]] = {
     "legality.effect-mismatch": ("error", "the recorded result differs from the rules' result"),
     "legality.key-card-not-to-graveyard": ("error", "key card not moved to the graveyard"),
     "legality.result-mismatch": ("error", "the recorded game result differs from the rules'"),
+    "legality.deck-invalid": ("error", "a deck that breaks the game's deck rules (i-language: "
+                              "3 normal cards, at most 3 magic cards)"),
+    "legality.once-per-game": ("error", "a special ability or magic card used twice in a game "
+                               "(i-language)"),
+    "legality.roll-invalid": ("error", "a die roll outside its sides, or a die that cannot pick "
+                              "among the listed abilities (i-language)"),
+    "log.roll-missing": ("warning", "an ability picked among several without a recorded die "
+                         "roll (i-language)"),
 }
 
 

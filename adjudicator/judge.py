@@ -15,6 +15,7 @@ from adjudicator.findings import Finding, finding
 from adjudicator.flow import CoreFlow
 from adjudicator.game import GameRules
 from adjudicator.games.blackpoker.rules import BlackPokerRules, UnsupportedRules
+from adjudicator.games.i_language.rules import ILanguageRules
 from events.models import LogLine, MatchStarted
 from events.reader import LineError, read_log
 
@@ -33,6 +34,7 @@ RulesFactory = Callable[[MatchStarted, str], GameRules]
 
 GAMES: dict[str, RulesFactory] = {
     "blackpoker": lambda header, edition: BlackPokerRules(edition, header.format),
+    "i_language": lambda header, edition: ILanguageRules(header, edition),
 }
 """Every game coreflow judges, by the ``game`` id of the log header."""
 
