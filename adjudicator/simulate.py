@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -38,6 +38,7 @@ from adjudicator.game import ActionDef
 from adjudicator.games.blackpoker.board import Character, PlayerBoard
 from adjudicator.games.blackpoker.cards import UNKNOWN, parse_card
 from adjudicator.games.blackpoker.rules import BlackPokerRules
+from adjudicator.games.i_language.simulate import simulate_game as simulate_i_language
 from adjudicator.judge import start_flow
 from events.models import (
     Discard,
@@ -563,6 +564,40 @@ def dump_log(lines: list[LogLine]) -> str:
         text, previous = dump_line(line, previous)
         out.append(text)
     return "\n".join(out) + "\n"
+
+
+def _simulate_i_language(edition: str, fmt: str | None, seed: int, match_id: str
+                         ) -> list[LogLine]:
+    return simulate_i_language(seed, match_id=match_id, edition=edition,
+                               fmt=fmt or "standard")
+
+
+GAME_SIMULATORS: dict[str, Callable[[str, str | None, int, str], list[LogLine]]] = {
+    "i_language": _simulate_i_language,
+}
+"""The other games' simulators, by game id: (edition, format or None for the game's
+default, seed, match id) -> the complete log of one game."""
+
+
+def write_game_logs(game: str, edition: str, fmt: str | None, games: int, seed: int,
+                    out_dir: Path) -> list[Path]:
+    """Simulate ``games`` games of ``game``; write ``<out_dir>/<game>-<edition>-<seed>-<i>.jsonl``.
+
+    Nothing is written when the first game cannot be made (an unknown edition or format).
+    """
+    simulate = GAME_SIMULATORS[game]
+
+    def one(i: int) -> list[LogLine]:
+        return simulate(edition, fmt, game_seed(seed, i), f"sim-{game}-{edition}-{seed}-{i}")
+
+    first = one(0)  # an unknown edition or format stops here, before anything is written
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(games):
+        path = out_dir / f"{game}-{edition}-{seed}-{i}.jsonl"
+        path.write_text(dump_log(first if i == 0 else one(i)), encoding="utf-8")
+        paths.append(path)
+    return paths
 
 
 def write_games(edition: str, fmt: str, games: int, seed: int, out_dir: Path) -> list[Path]:

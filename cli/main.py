@@ -359,7 +359,7 @@ def _edition(rules: str) -> str:
     if not sep:
         return rules
     if game != "blackpoker":
-        raise CliError(f"--rules {rules!r}: only blackpoker editions can be simulated")
+        raise CliError(f"--rules {rules!r}: no simulator for game {game!r}")
     return edition
 
 
@@ -367,11 +367,14 @@ def _edition(rules: str) -> str:
 @guarded
 def simulate(
     rules: Annotated[str, typer.Option(
-        "--rules", metavar="EDITION", help="The edition: 9.0, 6.1 or blackpoker/9.0.",
+        "--rules", metavar="EDITION",
+        help="The edition: 9.0, 6.1, blackpoker/9.0 or i_language/1.",
         show_default=False)],
     out: Annotated[Path, typer.Option(
         "--out", metavar="DIR", help="Directory to write the logs to.", show_default=False)],
-    fmt: Annotated[str, typer.Option("--format", help="The format.")] = "lite",
+    fmt: Annotated[str | None, typer.Option(
+        "--format", help="The format (blackpoker: lite, the default; i_language: standard).",
+        show_default=False)] = None,
     games: Annotated[int, typer.Option("--games", min=1, help="How many games.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
 ) -> None:
@@ -379,11 +382,20 @@ def simulate(
 
     Example: coreflow simulate --rules 9.0 --format lite --games 10 --seed 1 --out logs/
     """
-    edition = _edition(rules)
-    BlackPokerRules(edition, fmt)  # an unknown edition or format stops here
-    from adjudicator.simulate import write_games  # imported only when simulating
+    from adjudicator.simulate import (  # imported only when simulating
+        GAME_SIMULATORS,
+        write_game_logs,
+        write_games,
+    )
 
-    written: Any = write_games(edition, fmt, games, seed, out)
+    game, sep, game_edition = rules.partition("/")
+    written: Any
+    if sep and game in GAME_SIMULATORS:
+        written = write_game_logs(game, game_edition, fmt, games, seed, out)
+    else:
+        edition = _edition(rules)
+        BlackPokerRules(edition, fmt or "lite")  # an unknown edition or format stops here
+        written = write_games(edition, fmt or "lite", games, seed, out)
     if isinstance(written, list | tuple):
         for item in written:
             typer.echo(str(item))

@@ -331,7 +331,7 @@ def test_schema_is_the_json_schema_of_a_line() -> None:
 def test_simulate_refuses_unknown_editions_and_formats(tmp_path: Path) -> None:
     for args, text in [
         (("--rules", "7.5"), "unknown BlackPoker edition '7.5'"),
-        (("--rules", "duel_masters/1.0"), "only blackpoker editions"),
+        (("--rules", "chess/1"), "no simulator for game 'chess'"),
         (("--rules", "9.0", "--format", "ultra"), "format 'ultra'"),
     ]:
         r = invoke("simulate", *args, "--out", tmp_path / "o")
