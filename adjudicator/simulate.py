@@ -36,7 +36,7 @@ from typing import Any
 from adjudicator.flow import SYSTEM, CoreFlow, Req
 from adjudicator.game import ActionDef
 from adjudicator.games.blackpoker.board import Character, PlayerBoard
-from adjudicator.games.blackpoker.cards import UNKNOWN, parse_card
+from adjudicator.games.blackpoker.cards import parse_card
 from adjudicator.games.blackpoker.rules import BlackPokerRules
 from adjudicator.games.i_language.simulate import simulate_game as simulate_i_language
 from adjudicator.judge import start_flow
@@ -551,8 +551,6 @@ def simulate_game(edition: str, seed: int, fmt: str = "lite", max_lines: int = 3
     ``max_lines`` lines of complete log stops there, unfinished. Returns the complete log,
     line 1 the header with both decks. Same arguments, same log.
     """
-    if UNKNOWN in CARDS:  # pragma: no cover - a guard on the card list
-        raise SimulationError("the card list holds an unknown face")
     return _Simulator(edition, seed, fmt, max_lines, match_id).run()
 
 

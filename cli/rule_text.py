@@ -74,6 +74,26 @@ RULE_STATEMENTS: dict[str, str] = {
                  "even while holding the chance.",
     "bp6.2": "Each action does exactly what its entry in the format's action list "
              "says: its key cards, costs, targets, the choices it asks for and its effect.",
+    # i-language: il.<block> names a block of the seed (seeds/i-language-card-game.txt).
+    "il.カード": "Each card is defined by its numbers: a normal card by cost, attack, "
+                "durability and special abilities with their timing; a magic card by cost "
+                "and a special ability.",
+    "il.デッキ": "A deck is a combination of 3 normal cards (chosen from the 9 a player "
+                "holds); the deck's cards form the player's camp.",
+    "il.マジックカード": "A player uses at most 3 magic cards, each by declaring it.",
+    "il.戦闘処理": "Players take turns in alternation, 10 turns each; the turn player acts "
+                 "on their own turn.",
+    "il.通常カードによる攻撃": "On their own turn a player may attack once with each standing "
+                           "normal card: the target, a normal card of the opponent, loses "
+                           "durability equal to the attacker's attack.",
+    "il.通常カードによる特殊能力行使": "A normal card's special ability is used once per game, at "
+                                "the timing the card states.",
+    "il.マジックカードによる特殊能力行使": "A magic card's special ability is used once per game, "
+                                  "by declaring the card, at any time.",
+    "il.特殊能力": "When a card lists several special abilities, a die picks the one that "
+                 "runs; the roll is recorded and the choice must follow it.",
+    "il.耐久力": "Durability at 0 or less destroys a normal card; a value below 0 counts "
+               "as 0.",
 }
 
 
