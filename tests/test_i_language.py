@@ -576,3 +576,16 @@ def test_the_cli_simulates_i_language_games_the_judge_accepts(tmp_path: Path) ->
                               str(tmp_path / "none")])
     assert bad.exit_code == 2 and "unknown i_language edition" in bad.stderr
     assert not (tmp_path / "none").exists()
+
+
+def test_every_i_language_rule_cited_has_an_english_statement() -> None:
+    import re
+
+    from cli.rule_text import RULE_STATEMENTS, rule_statement
+
+    source = (ROOT / "adjudicator" / "games" / "i_language" / "rules.py").read_text(
+        encoding="utf-8")
+    cited = set(re.findall(r'"(il\.[^":\s]+)"', source))
+    assert len(cited) >= 9
+    assert sorted(c for c in cited if c not in RULE_STATEMENTS) == []
+    assert "10 turns each" in rule_statement("il.戦闘処理")
