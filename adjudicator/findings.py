@@ -51,6 +51,15 @@ CODES: dict[str, tuple[Severity, str]] = {
     "legality.effect-mismatch": ("error", "the recorded result differs from the rules' result"),
     "legality.key-card-not-to-graveyard": ("error", "key card not moved to the graveyard"),
     "legality.result-mismatch": ("error", "the recorded game result differs from the rules'"),
+    "legality.step-order": ("error", "a request for an earlier step of the turn after a later "
+                            "one (Duel Masters)"),
+    "legality.mana-charge-twice": ("error", "a second mana charge in one turn (Duel Masters)"),
+    "legality.summoning-sickness": ("error", "an attack by a creature that entered this turn "
+                                    "(Duel Masters)"),
+    "legality.cannot-attack": ("error", "an attack by a creature that may not attack: tapped, "
+                               "not in play, or under a 'cannot attack' (Duel Masters)"),
+    "order.state-check-missed": ("error", "a state-based action not performed: a creature with "
+                                 "power 0 or less kept in play (Duel Masters)"),
     "legality.deck-invalid": ("error", "a deck that breaks the game's deck rules (i-language: "
                               "3 normal cards, at most 3 magic cards)"),
     "legality.once-per-game": ("error", "a special ability or magic card used twice in a game "

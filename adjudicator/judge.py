@@ -15,6 +15,7 @@ from adjudicator.findings import Finding, finding
 from adjudicator.flow import CoreFlow
 from adjudicator.game import GameRules
 from adjudicator.games.blackpoker.rules import BlackPokerRules, UnsupportedRules
+from adjudicator.games.duel_masters.rules import rules_factory as duel_masters_rules
 from adjudicator.games.i_language.rules import ILanguageRules
 from events.models import LogLine, MatchStarted
 from events.reader import LineError, read_log
@@ -34,6 +35,7 @@ RulesFactory = Callable[[MatchStarted, str], GameRules]
 
 GAMES: dict[str, RulesFactory] = {
     "blackpoker": lambda header, edition: BlackPokerRules(edition, header.format),
+    "duel_masters": duel_masters_rules,
     "i_language": lambda header, edition: ILanguageRules(header, edition),
 }
 """Every game coreflow judges, by the ``game`` id of the log header."""
@@ -96,6 +98,7 @@ def start_flow(first: LogLine | LineError, line_no: int = 1) -> CoreFlow:
         field_name = "format" if "format" in str(exc) and "edition" not in str(exc) else "rules"
         if "game" in str(exc) and "edition" not in str(exc):
             field_name = "game"
+        field_name = getattr(exc, "field", None) or field_name
         raise JudgeInputError(line_no, field_name, str(exc)) from exc
     flow = CoreFlow(first, rules, seq=first.seq)
     if first.seq != 1:

@@ -94,6 +94,39 @@ RULE_STATEMENTS: dict[str, str] = {
                  "runs; the roll is recorded and the choice must follow it.",
     "il.耐久力": "Durability at 0 or less destroys a normal card; a value below 0 counts "
                "as 0.",
+    # Duel Masters: dm<number> the official rule numbers the seed quotes, dm§<n> a section
+    # of the seed (duel-masters-ai-spec.md) where it quotes none.
+    "dm101.2": "When a 'cannot' and a 'can' conflict, the 'cannot' wins, whatever their "
+               "scopes or timestamps.",
+    "dm101.3": "An effect does as much as it can: the possible part is carried out, the "
+               "impossible part is skipped, and nothing more happens.",
+    "dm101.4a": "Pending effects resolve S-Trigger and G-Strike first (the active player's, "
+                "then the other's), then the active player's in the order they choose, then "
+                "the other player's; the game goes on only when nothing is pending.",
+    "dm101.5": "A replacement effect rewrites the event as it happens; it never waits as a "
+               "pending effect, and the replaced event did not happen.",
+    "dm104.2a": "A creature's attack on a player with no shields left that is not blocked "
+                "is a direct attack: its controller wins at once.",
+    "dm104.2b": "A player whose deck reaches 0 cards loses at that instant, even in the "
+                "middle of an effect.",
+    "dm703": "State-based actions are performed between resolutions and at step changes: "
+             "a creature with power 0 or less is destroyed.",
+    "dm§2.1": "Mana is paid by tapping mana cards, one mana each, with at least one card of "
+              "each of the card's civilisations; a multicolour card enters the mana zone "
+              "tapped. A game starts with five shields and five cards in hand.",
+    "dm§2.2": "A creature cannot attack the turn it is put into the battle zone, unless an "
+              "ability such as speed attacker lets it.",
+    "dm§3": "A turn goes start, draw, mana charge, main, attack, end, in that order; an "
+            "action of an earlier step cannot follow one of a later step.",
+    "dm§3.2": "The active player draws one card at the start of the turn, except on the "
+              "first player's first turn.",
+    "dm§3.3": "The active player may put one card from the hand into the mana zone, once "
+              "per turn.",
+    "dm§3.4": "In the main step the active player summons creatures and casts spells from "
+              "the hand, paying their cost in mana.",
+    "dm§3.5": "An untapped creature attacks the opponent or one of their tapped creatures; "
+              "an untapped blocker may block; battles go by power; an attack on a player "
+              "breaks as many shields as the attacker's breaker count.",
 }
 
 

@@ -1,0 +1,219 @@
+"""Duel Masters card definitions, read from the match header's ``cards``.
+
+Card texts are not in the rules: a card is defined by its keywords and numbers, so that any
+card of those kinds can be judged. ``cards`` is an object from definition id to definition
+(or a list of definitions, each with an ``id``)::
+
+    "bolshack": {"name": "Bolshack Dragon", "type": "creature", "civ": "fire", "cost": 6,
+                 "power": 6000, "breaker": 2, "power_attacker": 1000}
+
+A physical card is named ``<definition id>#<copy>`` (``bolshack#2``) or by the definition
+id alone when the deck holds one copy; a card reference in the log is ``<owner>:<card>``
+(``alice:bolshack#2``), ``<owner>:?`` for a face the log does not show.
+
+Fields: ``name``; ``type`` creature | spell; ``civ`` one civilisation or a list
+(multicolour); ``cost``; ``power`` (creatures); ``breaker`` (shields broken, 1 by default);
+``power_attacker`` (+power while attacking); flags ``blocker``, ``speed_attacker``,
+``s_trigger``, ``g_strike``, ``cannot_attack``, ``lock_new_attackers``; the replacement
+``instead_of_destroy`` (hand | mana | shield); abilities ``cip``, ``on_attack``,
+``on_break``, ``on_destroy`` and a spell's ``spell``: each a list of effects, one key each:
+``{"draw": n}``, ``{"mana": n}``, ``{"shield": n}``, ``{"destroy": {"max_power": n}}``,
+``{"bounce": {"max_power": n}}``, ``{"tap": 1}``, ``{"power": ±n}``. At most one effect of an
+ability targets (destroy, bounce, tap, power).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+UNKNOWN = "?"
+CIVS = ("light", "water", "darkness", "fire", "nature", "zero")
+FLAGS = ("blocker", "speed_attacker", "s_trigger", "g_strike", "cannot_attack",
+         "lock_new_attackers")
+HOOKS = ("cip", "on_attack", "on_break", "on_destroy", "spell")
+COUNTED = ("draw", "mana", "shield")
+"""Effects with a count: the controller draws / charges / adds shields from the deck top."""
+TARGETED = ("destroy", "bounce", "tap", "power")
+"""Effects that choose one creature: destroy, bounce and tap one of the opponent's; power
+gives +n to one of the controller's creatures, -n to one of the opponent's."""
+REPLACEMENT_ZONES = ("hand", "mana", "shield")
+
+
+class CardListError(ValueError):
+    """The header's card definitions cannot be read (the judge cannot start)."""
+
+    field = "cards"
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    kind: str
+    amount: int = 1
+    max_power: int | None = None
+
+    @property
+    def targeted(self) -> bool:
+        return self.kind in TARGETED
+
+    def describe(self) -> str:
+        if self.kind in COUNTED:
+            return f"{self.kind} {self.amount}"
+        if self.kind == "power":
+            return f"power {self.amount:+d}"
+        limit = f" (power {self.max_power} or less)" if self.max_power is not None else ""
+        return f"{self.kind} one creature{limit}"
+
+
+@dataclass(frozen=True, slots=True)
+class CardDef:
+    id: str
+    name: str
+    type: str
+    civs: tuple[str, ...]
+    cost: int
+    power: int = 0
+    breaker: int = 1
+    power_attacker: int = 0
+    flags: frozenset[str] = frozenset()
+    hooks: dict[str, tuple[Effect, ...]] = field(default_factory=dict, compare=False,
+                                                  hash=False)
+    instead_of_destroy: str | None = None
+
+    @property
+    def creature(self) -> bool:
+        return self.type == "creature"
+
+    @property
+    def multicolour(self) -> bool:
+        return len(self.civs) > 1
+
+    def has(self, flag: str) -> bool:
+        return flag in self.flags
+
+    def effects(self, hook: str) -> tuple[Effect, ...]:
+        return self.hooks.get(hook, ())
+
+    def target_effect(self, hook: str) -> Effect | None:
+        return next((e for e in self.effects(hook) if e.targeted), None)
+
+
+def base_id(card: str) -> str:
+    """``bolshack#2`` -> ``bolshack``."""
+    return card.partition("#")[0]
+
+
+def split_ref(ref: str) -> tuple[str, str] | None:
+    """``alice:bolshack#2`` -> ``("alice", "bolshack#2")``; None for other strings."""
+    owner, sep, card = ref.partition(":")
+    if not sep or not owner or not card:
+        return None
+    return owner, card
+
+
+def _int(where: str, value: Any, low: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise CardListError(f"{where}: expected a whole number >= {low}, got {value!r}")
+    return value
+
+
+def _effect(where: str, raw: Any) -> Effect:
+    if not isinstance(raw, dict) or len(raw) != 1:
+        raise CardListError(f"{where}: an effect is an object with one key, got {raw!r}")
+    ((kind, value),) = raw.items()
+    if kind in COUNTED:
+        return Effect(kind, _int(f"{where}.{kind}", value, 1))
+    if kind == "power":
+        if isinstance(value, bool) or not isinstance(value, int) or value == 0:
+            raise CardListError(f"{where}.power: expected a non-zero number, got {value!r}")
+        return Effect("power", value)
+    if kind == "tap":
+        return Effect("tap")
+    if kind in ("destroy", "bounce"):
+        if value is True or value is None:
+            return Effect(kind)
+        if isinstance(value, dict) and set(value) <= {"max_power"}:
+            limit = value.get("max_power")
+            return Effect(kind, 1, None if limit is None else _int(f"{where}.{kind}", limit))
+        raise CardListError(f"{where}.{kind}: expected true or {{max_power: n}}, got {value!r}")
+    raise CardListError(f"{where}: unknown effect {kind!r} (known: "
+                        f"{', '.join(COUNTED + TARGETED)})")
+
+
+_FIELDS = {"id", "name", "type", "civ", "cost", "power", "breaker", "power_attacker",
+           "instead_of_destroy", *FLAGS, *HOOKS}
+
+
+def parse_card(card_id: str, raw: Any) -> CardDef:
+    where = f"cards.{card_id}"
+    if not isinstance(raw, dict):
+        raise CardListError(f"{where}: a card definition is an object")
+    unknown = set(raw) - _FIELDS
+    if unknown:
+        raise CardListError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+    kind = raw.get("type")
+    if kind not in ("creature", "spell"):
+        raise CardListError(f"{where}.type: expected creature or spell, got {kind!r}")
+    civ = raw.get("civ", [])
+    civs = tuple([civ] if isinstance(civ, str) else civ)
+    if not civs or any(c not in CIVS for c in civs):
+        raise CardListError(f"{where}.civ: expected one or more of {', '.join(CIVS)}")
+    hooks: dict[str, tuple[Effect, ...]] = {}
+    for hook in HOOKS:
+        if hook not in raw:
+            continue
+        items = raw[hook]
+        if not isinstance(items, list):
+            raise CardListError(f"{where}.{hook}: expected a list of effects")
+        effects = tuple(_effect(f"{where}.{hook}[{i}]", e) for i, e in enumerate(items))
+        if sum(e.targeted for e in effects) > 1:
+            raise CardListError(f"{where}.{hook}: at most one effect may choose a target")
+        hooks[hook] = effects
+    if "spell" in hooks and kind != "spell":
+        raise CardListError(f"{where}.spell: only a spell has a spell effect")
+    flags = frozenset(f for f in FLAGS if raw.get(f))
+    for f in FLAGS:
+        if f in raw and not isinstance(raw[f], bool):
+            raise CardListError(f"{where}.{f}: expected true or false")
+    instead = raw.get("instead_of_destroy")
+    if instead is not None and instead not in REPLACEMENT_ZONES:
+        raise CardListError(f"{where}.instead_of_destroy: expected one of "
+                            f"{', '.join(REPLACEMENT_ZONES)}")
+    return CardDef(
+        id=card_id,
+        name=str(raw.get("name", card_id)),
+        type=kind,
+        civs=civs,
+        cost=_int(f"{where}.cost", raw.get("cost")),
+        power=_int(f"{where}.power", raw.get("power", 0)) if kind == "creature" else 0,
+        breaker=_int(f"{where}.breaker", raw.get("breaker", 1), 1),
+        power_attacker=_int(f"{where}.power_attacker", raw.get("power_attacker", 0)),
+        flags=flags,
+        hooks=hooks,
+        instead_of_destroy=instead,
+    )
+
+
+def parse_cards(raw: Any) -> dict[str, CardDef]:
+    """The header's ``cards``: an object id -> definition, or a list of definitions."""
+    if raw is None:
+        return {}
+    items: list[tuple[str, Any]]
+    if isinstance(raw, dict):
+        items = list(raw.items())
+    elif isinstance(raw, list):
+        items = []
+        for i, d in enumerate(raw):
+            if not isinstance(d, dict) or not isinstance(d.get("id"), str):
+                raise CardListError(f"cards[{i}]: a listed definition needs an id")
+            items.append((d["id"], d))
+    else:
+        raise CardListError("cards: expected an object or a list")
+    out: dict[str, CardDef] = {}
+    for card_id, d in items:
+        if "#" in card_id or ":" in card_id or not card_id or card_id == UNKNOWN:
+            raise CardListError(f"cards: {card_id!r} is not a definition id (no '#' or ':')")
+        if card_id in out:
+            raise CardListError(f"cards: {card_id!r} is defined twice")
+        out[card_id] = parse_card(card_id, {k: v for k, v in d.items() if k != "id"})
+    return out

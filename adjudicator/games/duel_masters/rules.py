@@ -1,0 +1,1238 @@
+"""Duel Masters' rules module (rules Ver. 1.47 as the seed quotes them) for the core flow.
+
+Every Duel Masters request is *instant*: it resolves at once and the requester keeps the
+chance, so the active player (AP) holds the chance through their turn. The non-active
+player's decisions are choices recorded in ``resolve.choices`` (the blocker) or triggered
+requests they control (an S-Trigger, a G-Strike, their creatures' abilities).
+
+Direct requests (main timing, the AP's own turn): ``charge_mana``, ``summon``, ``cast``,
+``attack``, ``end_turn``. Requests the rules create (``trigger`` lines), ranked by
+:class:`~adjudicator.games.duel_masters.pending.PendingEffectOrder` (dm101.4a):
+``s_trigger`` and ``g_strike`` (priority); ``cip``, ``on_attack``, ``on_break``,
+``on_destroy`` (pending effects of a card); ``draw`` and ``block`` (the game's procedure,
+which goes on only once nothing is pending).
+
+A resolution is computed from the rules and the recorded choices, then compared with the
+effects the log claims (``resolve.effects``); where they differ the judge reports it and
+follows the game as played for creatures leaving or staying in the battle zone. After every
+resolution the state-based actions (dm703) are performed: a creature with power 0 or less
+is destroyed. A deck reaching 0 cards ends the game at once (dm104.2b), even in the middle
+of an effect: the rest of the effect is not carried out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from adjudicator.findings import Finding, finding
+from adjudicator.game import (
+    ActionDef,
+    FlowPolicy,
+    GameResult,
+    Resolution,
+    TriggerSpec,
+    UnsupportedRules,
+)
+from adjudicator.games.duel_masters.board import Board, Creature, ManaCard
+from adjudicator.games.duel_masters.cards import (
+    UNKNOWN,
+    CardDef,
+    CardListError,
+    Effect,
+    base_id,
+    parse_cards,
+    split_ref,
+)
+from adjudicator.games.duel_masters.pending import PendingEffectOrder
+from adjudicator.policies import Permission, ProhibitionWins
+
+if TYPE_CHECKING:
+    from adjudicator.flow import CoreFlow, Req
+    from events.models import GameStarted, MatchStarted, Request, Resolve, Roll
+
+EDITIONS = ("1.47",)
+
+
+@lru_cache(maxsize=2)
+def load_edition(edition: str) -> dict[str, Any]:
+    """The edition data shipped in the package (never read from outside it)."""
+    text = (
+        resources.files("adjudicator.games.duel_masters")
+        .joinpath("data", f"edition-{edition}.yaml")
+        .read_text(encoding="utf-8")
+    )
+    data: dict[str, Any] = yaml.safe_load(text)
+    return data
+
+
+def card_of(ref: str) -> str:
+    parts = split_ref(ref)
+    return parts[1] if parts else ref
+
+
+@dataclass(slots=True)
+class PowerMod:
+    """A power change until the end of the turn (``power`` effects)."""
+
+    creature: str
+    delta: int
+    timestamp: int
+
+
+@dataclass(slots=True)
+class Ban:
+    """"This creature cannot attack this turn" (G-Strike): a prohibition, scope this."""
+
+    creature: str
+    timestamp: int
+    source: str
+
+
+@dataclass(slots=True)
+class Attack:
+    attacker: str
+    target: str
+    player: str
+
+
+class DuelMastersRules:
+    """The rules of Duel Masters (one edition, one format) for one match."""
+
+    def __init__(self, edition: str, fmt: str, cards: Any = None) -> None:
+        if edition not in EDITIONS:
+            raise UnsupportedRules(
+                f"unknown Duel Masters edition {edition!r} (known: {', '.join(EDITIONS)})")
+        self.data = load_edition(edition)
+        if fmt not in self.data["formats"]:
+            raise UnsupportedRules(
+                f"format {fmt!r} is not supported yet (supported: "
+                f"{', '.join(self.data['formats'])})")
+        self.edition = edition
+        self.format = fmt
+        pol = self.data["policy"]
+        self.pol = pol
+        self.policy = FlowPolicy(
+            requester_keeps_chance=bool(pol["requester_keeps_chance"]),
+            resolve_before_cost_triggers=bool(pol["resolve_before_cost_triggers"]),
+        )
+        self.trigger_order = PendingEffectOrder()
+        self.permissions = ProhibitionWins()
+        self.actions: dict[str, ActionDef] = {
+            aid: ActionDef(id=aid, name=a["name"], speed=a["speed"], timing=a["timing"],
+                           direct=bool(a["direct"]), data=a)
+            for aid, a in self.data["actions"].items()
+        }
+        self.steps: list[str] = list(self.data["steps"])
+        self.cards: dict[str, CardDef] = parse_cards(cards)
+        self.boards: dict[str, Board] = {}
+        self.step = 0
+        """Index in ``steps`` of the furthest step the current turn reached."""
+        self.charges = 0
+        self.modifiers: list[PowerMod] = []
+        self.bans: list[Ban] = []
+        self.attacks: dict[str, Attack] = {}
+        self.outcome: GameResult | None = None
+        """A result decided during a resolution (direct attack, decks out)."""
+        self.state_destroyed: dict[str, tuple[int, Creature]] = {}
+        """Creatures a state-based action destroyed: ref -> (seq, the creature)."""
+        self.effects_of: dict[str, list[dict[str, Any]]] = {}
+        """The effects the rules gave each resolution, by request id."""
+        self.clock = 0
+        self._notes: list[str] = []
+
+    # ------------------------------------------------------------------ interface
+    def action(self, action_id: str) -> ActionDef | None:
+        return self.actions.get(action_id)
+
+    def notes(self) -> list[str]:
+        return list(self._notes)
+
+    def tick(self) -> int:
+        self.clock += 1
+        return self.clock
+
+    def card(self, card: str) -> CardDef | None:
+        """The definition of a physical card (``bolshack#2`` -> ``bolshack``)."""
+        return self.cards.get(card) or self.cards.get(base_id(card))
+
+    def step_name(self) -> str:
+        return self.steps[self.step]
+
+    # ------------------------------------------------------------------ game start
+    def start_game(self, flow: CoreFlow, header: MatchStarted, line: GameStarted) -> None:
+        """Shields (5 from the top of the deck), then a hand of 5; no draw on turn 1."""
+        decks = header.decks or {}
+        sizes = header.deck_sizes or {}
+        setup = self.data["setup"]
+        for p in flow.players:
+            b = Board()
+            if p in decks:
+                b.deck = list(decks[p])
+                missing = sorted({c for c in b.deck if c != UNKNOWN and self.card(c) is None})
+                if missing:
+                    flow.report("log.unknown-ref", "dm§2.1",
+                                f"{p}'s deck holds cards the header's cards do not define.",
+                                actual=missing)
+            elif p in sizes:
+                b.deck = [UNKNOWN] * sizes[p]
+            else:
+                b.deck = None
+            self.boards[p] = b
+        if not all(p in decks or p in sizes for p in flow.players):
+            self._notes.append("The header gives no deck size for every player: deck counts "
+                               "are unknown and library out cannot be ruled.")
+        hands = line.hands or {}
+        for p in flow.players:
+            b = self.boards[p]
+            b.shields = []
+            for _ in range(setup["shields"]):
+                top = b.pop_deck()
+                if top is None:
+                    flow.report("legality.effect-mismatch", "dm§2.1",
+                                f"{p}'s deck is too small to set up the shields.")
+                    break
+                b.shields.append(top)
+            shown = hands.get(p, [])
+            for i in range(setup["hand"]):
+                top = b.pop_deck()
+                if top is None:
+                    flow.report("legality.effect-mismatch", "dm§2.1",
+                                f"{p}'s deck is too small to draw the opening hand.")
+                    break
+                claimed = card_of(shown[i]) if i < len(shown) else UNKNOWN
+                if top != UNKNOWN and claimed != UNKNOWN and claimed != top:
+                    flow.report("legality.effect-mismatch", "dm§2.1",
+                                f"{p}'s opening hand holds {top}, not {claimed} (shields are "
+                                "set first, then five cards are drawn).",
+                                expected=top, actual=claimed)
+                b.add_to_hand(claimed if claimed != UNKNOWN else top)
+        self.step = 0
+        self.charges = 0
+
+    # ------------------------------------------------------------------ creatures
+    def find(self, ref: str) -> Creature | None:
+        for b in self.boards.values():
+            for c in b.battle:
+                if c.ref == ref:
+                    return c
+        return None
+
+    def creatures(self) -> list[Creature]:
+        return [c for b in self.boards.values() for c in b.battle]
+
+    def power(self, c: Creature, attacking: bool = False) -> int:
+        """Printed power, then every power change in force (oldest first)."""
+        total = c.card.power
+        for m in self.modifiers:
+            if m.creature == c.ref:
+                total += m.delta
+        if attacking:
+            total += c.card.power_attacker
+        return total
+
+    def sick(self, flow: CoreFlow, c: Creature) -> bool:
+        """Summoning sickness: it was put into the battle zone this turn (dm§2.2)."""
+        return c.entered == flow.turn
+
+    def attack_abilities(self, flow: CoreFlow, c: Creature) -> list[Permission]:
+        """The "can" / "cannot" abilities that bear on this creature attacking now."""
+        sick = self.sick(flow, c)
+        out: list[Permission] = []
+        if sick and c.card.has("speed_attacker"):
+            out.append(Permission(True, "this", c.timestamp,
+                                  f"{c.ref}: speed attacker (can attack the turn it enters)"))
+        if c.card.has("cannot_attack"):
+            out.append(Permission(False, "this", c.timestamp, f"{c.ref}: cannot attack"))
+        if sick:
+            for o in self.creatures():
+                if o.owner != c.owner and o.card.has("lock_new_attackers"):
+                    out.append(Permission(
+                        False, "all", o.timestamp,
+                        f"{o.ref}: the opponent's creatures cannot attack the turn they enter"))
+        for ban in self.bans:
+            if ban.creature == c.ref:
+                out.append(Permission(False, "this", ban.timestamp,
+                                      f"{ban.source}: cannot attack this turn"))
+        return out
+
+    def may_attack(self, flow: CoreFlow, c: Creature) -> bool:
+        """An untapped creature of the active player that the abilities let attack."""
+        if c.owner != flow.turn_player or c.tapped:
+            return False
+        return self.permissions.decide(not self.sick(flow, c), self.attack_abilities(flow, c))
+
+    def may_block(self, c: Creature) -> bool:
+        return c.card.has("blocker") and not c.tapped
+
+    def attack_targets(self, flow: CoreFlow, c: Creature) -> list[str]:
+        """The opponent, and each of the opponent's tapped creatures."""
+        out = [p for p in flow.players if p != c.owner]
+        out += [o.ref for o in self.creatures() if o.owner != c.owner and o.tapped]
+        return out
+
+    def legal_targets(self, controller: str, effect: Effect) -> list[str]:
+        return [c.ref for c in self.creatures()
+                if self.target_problem(controller, effect, c.ref) is None]
+
+    def target_problem(self, controller: str, effect: Effect, ref: str) -> str | None:
+        c = self.find(ref)
+        if c is None:
+            return f"{ref} is not a creature in the battle zone"
+        mine = c.owner == controller
+        if effect.kind == "power" and effect.amount > 0:
+            if not mine:
+                return f"{ref} is not a creature of {controller}"
+            return None
+        if mine:
+            return f"{ref} is not a creature of {controller}'s opponent"
+        if effect.max_power is not None and self.power(c) > effect.max_power:
+            return f"{ref} has power {self.power(c)}, more than {effect.max_power}"
+        return None
+
+    # ------------------------------------------------------------------ mana
+    def mana_problem(self, player: str, cdef: CardDef, refs: list[str]) -> str | None:
+        """Why tapping ``refs`` does not pay for ``cdef`` (dm§2.1), or None."""
+        board = self.boards[player]
+        if len(refs) != cdef.cost:
+            return f"{cdef.name} costs {cdef.cost} mana; {len(refs)} mana card(s) tapped"
+        picked = self._pick_mana(board, refs)
+        if isinstance(picked, str):
+            return picked
+        if not _civs_covered(cdef, picked):
+            return (f"{cdef.name} needs mana of {'/'.join(cdef.civs)}; the tapped mana does "
+                    "not give every civilisation")
+        return None
+
+    def _pick_mana(self, board: Board, refs: list[str]) -> list[ManaCard] | str:
+        """The untapped mana cards ``refs`` name; a face the log shows only now may be one
+        of the mana cards whose face it never showed (``?``)."""
+        used: list[ManaCard] = []
+        for ref in refs:
+            hit = next((m for m in board.mana if not m.tapped and m not in used and (
+                m.ref == ref or (card_of(ref) == UNKNOWN and m.card is None))), None)
+            if hit is None and not any(m.ref == ref for m in board.mana):
+                hit = next((m for m in board.mana if not m.tapped and m not in used
+                            and m.card is None), None)
+            if hit is None:
+                if any(m.ref == ref for m in board.mana):
+                    return f"{ref} is already tapped"
+                return f"{ref} is not in the mana zone"
+            used.append(hit)
+        return used
+
+    def auto_mana(self, player: str, cdef: CardDef) -> list[str] | None:
+        """Untapped mana cards that pay for ``cdef``, if there are any (the first found)."""
+        free = self.boards[player].untapped_mana()
+        if len(free) < cdef.cost:
+            return None
+        if cdef.cost == 0:
+            return []
+        # Cards of the needed civilisations first, then any.
+        need = set(cdef.civs) - {"zero"}
+        first = [m for m in free if need & set(m.civs()) or m.card is None]
+        rest = [m for m in free if m not in first]
+        for pool in (first + rest,):
+            chosen: list[ManaCard] = []
+            for civ in sorted(need):
+                m = next((m for m in pool if m not in chosen and (civ in m.civs()
+                                                                  or m.card is None)), None)
+                if m is not None:
+                    chosen.append(m)
+            for m in pool:
+                if len(chosen) >= cdef.cost:
+                    break
+                if m not in chosen:
+                    chosen.append(m)
+            if len(chosen) == cdef.cost and _civs_covered(cdef, chosen):
+                return [m.ref for m in chosen]
+        return None
+
+    # ------------------------------------------------------------------ requesting
+    def request_findings(self, flow: CoreFlow, line: Request, action: ActionDef) -> list[Finding]:
+        """Key card, mana, targets, step order and permissions; never mutates."""
+        out: list[Finding] = []
+        player = line.player
+        board = self.boards.get(player)
+        if board is None:
+            return out
+
+        def rep(code: str, rule: str, msg: str, **kw: Any) -> None:
+            out.append(finding(code, line.seq, rule, msg, **kw))
+
+        if line.costs:
+            rep("legality.cost-unpaid", "dm§2.1",
+                "Duel Masters costs are paid by tapping mana cards, recorded in choices.mana; "
+                "the cost kinds B, L, D, S, C do not apply.",
+                actual=[c.kind for c in line.costs])
+        step = action.data.get("step")
+        if step is not None and player == flow.turn_player:
+            want = self.steps.index(step)
+            if want < self.step:
+                rep("legality.step-order", "dm§3",
+                    f"{action.name} belongs to the {step} step, and this turn is already in "
+                    f"the {self.step_name()} step; a turn's steps go "
+                    f"{' -> '.join(self.steps)}.", expected=f"{step} or later",
+                    actual=self.step_name())
+        aid = action.id
+        if aid == "charge_mana":
+            self._check_hand_key(line, board, None, rep)
+            if self.charges >= int(self.pol["mana_charges_per_turn"]):
+                rep("legality.mana-charge-twice", "dm§3.3",
+                    f"{player} already charged mana this turn: one card per turn.",
+                    expected=1, actual=self.charges + 1)
+        elif aid in ("summon", "cast"):
+            cdef = self._check_hand_key(line, board, "creature" if aid == "summon" else "spell",
+                                        rep)
+            if cdef is not None:
+                self._check_mana(line, cdef, rep)
+                if aid == "cast":
+                    self._check_spell_targets(line, cdef, rep)
+        elif aid == "attack":
+            self._check_attack(flow, line, rep)
+        return out
+
+    def _check_hand_key(self, line: Request, board: Board, kind: str | None,
+                        rep: Any) -> CardDef | None:
+        player = line.player
+        if len(line.key_cards) != 1:
+            rep("legality.key-card-invalid", "dm§3",
+                "Name exactly one card of the hand as the key card.",
+                expected=1, actual=len(line.key_cards))
+            return None
+        ref = line.key_cards[0]
+        parts = split_ref(ref)
+        if parts is None or parts[0] != player:
+            rep("legality.key-card-invalid", "dm§3", f"{ref!r} is not a card of {player}.",
+                actual=ref)
+            return None
+        card = parts[1]
+        if not board.hand_has(card):
+            rep("legality.key-card-invalid", "dm§3", f"{card} is not in {player}'s hand.",
+                actual=ref)
+        if kind is None:
+            return None
+        cdef = self.card(card)
+        if card == UNKNOWN:
+            rep("log.hidden-info", "dm§3", "The card's face is not recorded; its cost and "
+                "kind cannot be checked.", severity="warning")
+            return None
+        if cdef is None:
+            rep("legality.key-card-invalid", "dm§3",
+                f"{card} has no definition in the header's cards.", actual=ref)
+            return None
+        if cdef.type != kind:
+            rep("legality.key-card-invalid", "dm§3.4", f"{cdef.name} is a {cdef.type}, not a "
+                f"{kind}.", expected=kind, actual=cdef.type)
+        if kind == "creature" and self.find(ref) is not None:
+            rep("legality.key-card-invalid", "dm§3.4",
+                f"{ref} is already in the battle zone: name each copy apart "
+                f"({base_id(card)}#1, {base_id(card)}#2, ...).", actual=ref)
+        return cdef
+
+    def _check_mana(self, line: Request, cdef: CardDef, rep: Any) -> None:
+        mana = (line.choices or {}).get("mana")
+        if mana is None:
+            if self.auto_mana(line.player, cdef) is None:
+                rep("legality.cost-unpaid", "dm§2.1",
+                    f"{line.player} has no untapped mana that pays for {cdef.name} "
+                    f"(cost {cdef.cost}, {'/'.join(cdef.civs)}).")
+            else:
+                rep("log.choice-missing", "dm§2.1",
+                    "The mana cards tapped are not recorded (choices.mana); mana that pays "
+                    "is assumed.", severity="warning")
+            return
+        if not isinstance(mana, list) or not all(isinstance(m, str) for m in mana):
+            rep("legality.cost-unpaid", "dm§2.1", "choices.mana lists card references.",
+                actual=mana)
+            return
+        bad = [m for m in mana if (split_ref(m) or ("",))[0] != line.player]
+        if bad:
+            rep("legality.cost-unpaid", "dm§2.1", "Only the requester's mana pays.",
+                actual=bad)
+            return
+        why = self.mana_problem(line.player, cdef, mana)
+        if why is not None:
+            rep("legality.cost-unpaid", "dm§2.1", why + ".", expected=cdef.cost, actual=mana)
+
+    def _check_spell_targets(self, line: Request, cdef: CardDef, rep: Any) -> None:
+        effect = cdef.target_effect("spell")
+        if effect is None:
+            if line.targets:
+                rep("legality.target-invalid", "dm§3.4", f"{cdef.name} chooses no target.",
+                    actual=line.targets)
+            return
+        if len(line.targets) > 1:
+            rep("legality.target-invalid", "dm§3.4", f"{cdef.name} chooses one creature.",
+                expected=1, actual=line.targets)
+            return
+        if not line.targets:
+            return  # chosen at resolution (resolve.choices.targets), or none was legal
+        why = self.target_problem(line.player, effect, line.targets[0])
+        if why is not None:
+            rep("legality.target-invalid", "dm§3.4", f"{why} ({effect.describe()}).",
+                actual=line.targets[0])
+
+    def _check_attack(self, flow: CoreFlow, line: Request, rep: Any) -> None:
+        player = line.player
+        if len(line.key_cards) != 1:
+            rep("legality.key-card-invalid", "dm§3.5",
+                "Name the attacking creature as the one key card.",
+                expected=1, actual=len(line.key_cards))
+            return
+        ref = line.key_cards[0]
+        c = self.find(ref)
+        if c is None and ref in self.state_destroyed:
+            seq, _ = self.state_destroyed[ref]
+            rep("order.state-check-missed", "dm703",
+                f"{ref} had power 0 or less and was destroyed by a state-based action after "
+                f"line {seq}; it attacks as if it were still in the battle zone.",
+                expected="destroyed", actual="attacks")
+            return
+        if c is None or c.owner != player:
+            rep("legality.cannot-attack", "dm§3.5",
+                f"{ref} is not a creature of {player} in the battle zone.", actual=ref)
+            return
+        if c.tapped:
+            rep("legality.cannot-attack", "dm§3.5", f"{ref} is tapped: only an untapped "
+                "creature can attack.", actual="tapped")
+        else:
+            abilities = self.attack_abilities(flow, c)
+            sick = self.sick(flow, c)
+            if not self.permissions.decide(not sick, abilities):
+                cannot = [a.source for a in abilities if not a.allow]
+                can = [a.source for a in abilities if a.allow]
+                if can and cannot:
+                    rep("precedence.prohibition-over-permission", "dm101.2",
+                        f"{ref} attacked under both a 'can' and a 'cannot': the 'cannot' wins "
+                        "whatever the scopes ('" + "'; '".join(cannot) + "' over '"
+                        + "'; '".join(can) + "').", expected="cannot attack",
+                        actual="attacked")
+                elif cannot:
+                    rep("legality.cannot-attack", "dm§3.5",
+                        f"{ref} cannot attack: " + "; ".join(cannot) + ".", actual="attacked")
+                else:
+                    rep("legality.summoning-sickness", "dm§2.2",
+                        f"{ref} was put into the battle zone this turn (turn {c.entered}) and "
+                        "has no speed attacker.", expected="no attack", actual="attacked")
+        if len(line.targets) != 1:
+            rep("legality.target-invalid", "dm§3.5",
+                "An attack names one target: the opponent or one of their tapped creatures.",
+                expected=1, actual=len(line.targets))
+            return
+        target = line.targets[0]
+        if target in flow.players:
+            if target == player:
+                rep("legality.target-invalid", "dm§3.5", f"{player} cannot attack themself.",
+                    actual=target)
+            return
+        t = self.find(target)
+        if t is None and target in self.state_destroyed:
+            rep("order.state-check-missed", "dm703",
+                f"{target} had power 0 or less and was destroyed by a state-based action "
+                f"after line {self.state_destroyed[target][0]}; it is attacked as if it were "
+                "still in the battle zone.", expected="destroyed", actual="attacked")
+            return
+        if t is None or t.owner == player:
+            rep("legality.target-invalid", "dm§3.5",
+                f"{target} is neither the opponent nor a creature of theirs.", actual=target)
+        elif not t.tapped:
+            rep("legality.target-invalid", "dm§3.5",
+                f"{target} is untapped: only a tapped creature can be attacked.",
+                actual="untapped")
+
+    # ------------------------------------------------------------------ paying
+    def pay_costs(self, flow: CoreFlow, req: Req, line: Request) -> list[TriggerSpec]:
+        """Take the key card from the hand and tap the mana; advance the turn's step."""
+        player = line.player
+        board = self.boards[player]
+        aid = req.action.id
+        step = req.action.data.get("step")
+        if step is not None and player == flow.turn_player:
+            self.step = max(self.step, self.steps.index(step))
+        if aid in ("charge_mana", "summon", "cast") and line.key_cards:
+            card = card_of(line.key_cards[0])
+            board.take_from_hand(card)
+            req.data["card"] = card
+        if aid == "charge_mana" and player == flow.turn_player:
+            self.charges += 1
+        if aid in ("summon", "cast") and "card" in req.data:
+            cdef = self.card(req.data["card"])
+            mana = (line.choices or {}).get("mana")
+            if not isinstance(mana, list) and cdef is not None:
+                mana = self.auto_mana(player, cdef)
+            if isinstance(mana, list):
+                refs = [str(m) for m in mana]
+                picked = self._pick_mana(board, refs)
+                for m, ref in zip(picked if isinstance(picked, list) else [], refs,
+                                  strict=False):
+                    m.tapped = True
+                    if m.card is None and card_of(ref) != UNKNOWN:
+                        m.ref, m.card = ref, self.card(card_of(ref))  # its face, shown now
+        if aid == "attack" and line.key_cards:
+            self._restore_if_kept(line.key_cards[0])
+            for t in line.targets:
+                self._restore_if_kept(t)
+        return []
+
+    def _restore_if_kept(self, ref: str) -> None:
+        """The table kept a creature a state-based action destroyed: follow the game."""
+        if self.find(ref) is not None or ref not in self.state_destroyed:
+            return
+        _, c = self.state_destroyed.pop(ref)
+        b = self.boards[c.owner]
+        card = card_of(c.ref)
+        if card in b.graveyard:
+            b.graveyard.reverse()
+            b.graveyard.remove(card)
+            b.graveyard.reverse()
+        c.sba_exempt = True
+        b.battle.append(c)
+
+    # ------------------------------------------------------------------ resolving
+    def resolve(self, flow: CoreFlow, req: Req, line: Resolve) -> Resolution:
+        ctx = _Resolving(self, flow, req, line)
+        ctx.run()
+        return ctx.finish()
+
+    # ------------------------------------------------------------------ win/lose
+    def decked(self) -> list[str]:
+        return [p for p, b in self.boards.items() if b.deck == []]
+
+    def win_check(self, flow: CoreFlow) -> GameResult | None:
+        """Direct attack (dm104.2a), library out (dm104.2b): at once."""
+        if self.outcome is not None:
+            return self.outcome
+        out = self.decked()
+        if not out:
+            return None
+        alive = [p for p in flow.players if p not in out]
+        if not alive:  # open in the seed: the edition data says (docs/duel_masters.md)
+            if self.pol["both_decks_out"] == "draw":
+                return GameResult("draw", None, "deck_out")
+            tp = flow.turn_player
+            return GameResult("win", next(p for p in flow.players if p != tp), "deck_out")
+        if len(alive) == 1:
+            return GameResult("win", alive[0], "deck_out")
+        return None
+
+    def win_check_unknown(self, flow: CoreFlow) -> str | None:
+        unknown = [p for p in flow.players if p in self.boards and self.boards[p].deck is None]
+        if not unknown:
+            return None
+        return f"the deck count of {', '.join(unknown)} is not known from the log"
+
+    def on_roll(self, flow: CoreFlow, line: Roll) -> None:
+        """Duel Masters uses no dice: a roll is recorded and changes nothing."""
+
+    # ------------------------------------------------------------------ projection
+    def board(self, flow: CoreFlow) -> dict[str, Any]:
+        players = {}
+        for p, b in self.boards.items():
+            d = b.as_dict()
+            d["field"] = [  # the battle zone, in the shape every game's board uses
+                {"character": c.ref, "kind": c.card.name, "cards": [card_of(c.ref)],
+                 "state": "tapped" if c.tapped else "untapped", "size": self.power(c),
+                 "entered_turn": c.entered}
+                for c in b.battle
+            ]
+            players[p] = d
+        return {"players": players, "step": self.step_name(), "mana_charged": self.charges}
+
+
+def _civs_covered(cdef: CardDef, mana: list[ManaCard]) -> bool:
+    """Each civilisation of the card is given by a different tapped mana card (dm§2.1)."""
+    need = [c for c in cdef.civs if c != "zero"]
+    if len(need) > len(mana):
+        return False
+    match: dict[int, str] = {}
+
+    def assign(civ: str, seen: set[int]) -> bool:
+        for i, m in enumerate(mana):
+            if i in seen or not (m.card is None or civ in m.civs()):
+                continue
+            seen.add(i)
+            if i not in match or assign(match[i], seen):
+                match[i] = civ
+                return True
+        return False
+
+    return all(assign(civ, set()) for civ in need)
+
+
+class _Resolving:
+    """One resolution in progress: carries out the effects, then checks the log's claims."""
+
+    def __init__(self, rules: DuelMastersRules, flow: CoreFlow, req: Req, line: Resolve):
+        self.r = rules
+        self.flow = flow
+        self.req = req
+        self.line = line
+        self.choices: dict[str, Any] = dict(line.choices or {})
+        self.effects: list[dict[str, Any]] = []
+        self.findings: list[Finding] = []
+        self.triggers: list[TriggerSpec] = []
+        self.gone: dict[str, Creature] = {}
+        """Creatures this resolution destroyed (to follow a log that keeps them)."""
+        self.stopped = False
+        """A deck reached 0 cards: the game is over, the rest of the effect is not done."""
+
+    def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
+        self.findings.append(finding(code, self.line.seq, rule, msg, **kw))
+
+    def emit(self, **effect: Any) -> None:
+        self.effects.append(effect)
+
+    def trigger(self, action: str, source: str, controller: str) -> None:
+        self.triggers.append(TriggerSpec(action, source, controller))
+
+    # ------------------------------------------------------------------ dispatch
+    def run(self) -> None:
+        aid = self.req.action.id
+        handler = getattr(self, f"do_{aid}", None)
+        if handler is not None:
+            handler()
+        if not self.stopped:
+            self.state_based_actions()
+
+    def do_charge_mana(self) -> None:
+        card = self.req.data.get("card")
+        if card is None:
+            return
+        player = self.req.controller
+        cdef = self.r.card(card)
+        ref = f"{player}:{card}"
+        self.r.boards[player].mana.append(
+            ManaCard(ref, cdef, tapped=bool(cdef and cdef.multicolour)))
+        self.emit(op="move", card=ref, **{"from": "hand"}, to="mana")
+
+    def do_summon(self) -> None:
+        card = self.req.data.get("card")
+        cdef = self.r.card(card) if card else None
+        if card is None or cdef is None or not cdef.creature:
+            return
+        self.enter(self.req.controller, card, cdef)
+
+    def enter(self, player: str, card: str, cdef: CardDef) -> None:
+        ref = f"{player}:{card}"
+        c = Creature(ref, player, cdef, entered=self.flow.turn, timestamp=self.r.tick())
+        self.r.boards[player].battle.append(c)
+        self.r.state_destroyed.pop(ref, None)
+        self.emit(op="move", card=ref, **{"from": "hand"}, to="battle")
+        if cdef.effects("cip"):
+            self.trigger("cip", ref, player)
+
+    def do_cast(self) -> None:
+        card = self.req.data.get("card")
+        cdef = self.r.card(card) if card else None
+        if card is None or cdef is None:
+            return
+        targets = list(self.req.targets) or self._chosen_targets()
+        self.run_effects(self.req.controller, cdef, "spell", targets, at_request=True)
+        self._spell_to_graveyard(self.req.controller, card)
+
+    def _spell_to_graveyard(self, player: str, card: str) -> None:
+        if self.stopped:
+            return
+        self.r.boards[player].graveyard.append(card)
+        self.emit(op="move", card=f"{player}:{card}", **{"from": "hand"}, to="graveyard")
+
+    def do_attack(self) -> None:
+        if not self.req.key_cards or len(self.req.targets) != 1:
+            return
+        ref = self.req.key_cards[0]
+        c = self.r.find(ref)
+        if c is None:
+            return
+        c.tapped = True
+        self.emit(op="tap", card=ref)
+        target = self.req.targets[0]
+        self.r.attacks[self.req.id] = Attack(ref, target, self.req.controller)
+        if c.card.effects("on_attack"):
+            self.trigger("on_attack", ref, c.owner)
+        self.trigger("block", self.req.id, self.req.controller)
+
+    def do_draw(self) -> None:
+        self.r.step = max(self.r.step, self.r.steps.index("draw"))
+        self.draw(self.req.controller, 1)
+
+    def do_end_turn(self) -> None:
+        """End step: until-end-of-turn effects end; the next player's turn starts."""
+        r = self.r
+        flow = self.flow
+        r.modifiers.clear()
+        r.bans.clear()
+        r.attacks.clear()
+        nxt = flow.next_player(self.req.controller)
+        flow.start_turn(nxt)
+        flow.give_chance_to_turn_player()  # [2]: the new turn player holds the chance
+        r.step = 0
+        r.charges = 0
+        self.emit(op="turn", player=nxt)
+        b = r.boards[nxt]
+        for m in b.mana:
+            m.tapped = False
+        for c in b.battle:
+            c.tapped = False
+        self.emit(op="untap", player=nxt)
+        self.trigger("draw", self.req.id, nxt)
+
+    # ------------------------------------------------------------------ the attack
+    def do_block(self) -> None:
+        r = self.r
+        attack = r.attacks.get(str(self.req.source))
+        if attack is None:
+            return
+        attacker = r.find(attack.attacker)
+        if attacker is None:
+            return  # the attacker left the battle zone: the attack ends
+        target = attack.target
+        defender_player = target if target in self.flow.players else \
+            (split_ref(target) or (target,))[0]
+        blocker = self._blocker(defender_player, attacker)
+        if blocker is not None:
+            blocker.tapped = True
+            self.emit(op="block", card=blocker.ref, attacker=attacker.ref)
+            self.battle(attacker, blocker)
+            return
+        if target not in self.flow.players:
+            defender = r.find(target)
+            if defender is None:
+                return
+            self.battle(attacker, defender)
+            return
+        shields = r.boards[target].shields
+        if shields is not None and not shields:
+            r.outcome = GameResult("win", attacker.owner, "direct_attack")
+            self.emit(op="direct_attack", player=target, card=attacker.ref)
+            return
+        self.break_shields(attacker, target)
+
+    def _blocker(self, defender: str, attacker: Creature) -> Creature | None:
+        ref = self.choices.get("blocker")
+        if ref is None:
+            return None
+        if not isinstance(ref, str):
+            self.rep("legality.choice-invalid", "dm§3.5", "choices.blocker names one creature.",
+                     actual=ref)
+            return None
+        c = self.r.find(ref)
+        if c is None and ref in self.r.state_destroyed:
+            self.rep("order.state-check-missed", "dm703",
+                     f"{ref} had power 0 or less and was destroyed by a state-based action "
+                     f"after line {self.r.state_destroyed[ref][0]}; it blocks as if it were "
+                     "still in the battle zone.", expected="destroyed", actual="blocks")
+            self.r._restore_if_kept(ref)
+            return self.r.find(ref)
+        if c is None or c.owner != defender:
+            self.rep("legality.choice-invalid", "dm§3.5",
+                     f"{ref} is not a creature of {defender} in the battle zone.", actual=ref)
+            return None
+        if c.tapped or not c.card.has("blocker"):
+            why = "is tapped" if c.tapped else "has no blocker"
+            self.rep("legality.choice-invalid", "dm§3.5",
+                     f"{ref} {why}: only an untapped creature with blocker can block.",
+                     actual=ref)
+        return c  # reported or not, the block happened as recorded
+
+    def battle(self, attacker: Creature, defender: Creature) -> None:
+        """Higher power wins, the loser is destroyed; equal power destroys both (dm115.3b)."""
+        pa = self.r.power(attacker, attacking=True)
+        pd = self.r.power(defender)
+        self.emit(op="battle", attacker=attacker.ref, defender=defender.ref,
+                  powers=[pa, pd])
+        losers = [c for c, lose in ((attacker, pa <= pd), (defender, pd <= pa)) if lose]
+        for c in losers:
+            self.destroy(c, "battle")
+
+    def break_shields(self, attacker: Creature, player: str) -> None:
+        b = self.r.boards[player]
+        shields = b.shields if b.shields is not None else []
+        n = min(attacker.card.breaker, len(shields))
+        named = self.choices.get("shields")
+        picked: list[int] = []
+        if named is None:
+            if n < len(shields):
+                self.rep("log.choice-missing", "dm§3.5",
+                         "The shields broken are not recorded (choices.shields); the first "
+                         f"{n} are assumed.", severity="warning")
+            picked = list(range(n))
+        elif not isinstance(named, list) or len(named) != n:
+            self.rep("legality.choice-invalid", "dm§3.5",
+                     f"{attacker.ref} breaks {n} shield(s).", expected=n,
+                     actual=len(named) if isinstance(named, list) else named)
+            picked = list(range(n))
+        else:
+            for ref in named:
+                i = self._shield_index(b, player, str(ref), picked)
+                if i is None:
+                    self.rep("legality.choice-invalid", "dm§3.5",
+                             f"{ref} is not one of {player}'s shields.", actual=ref)
+                    i = next(j for j in range(len(shields)) if j not in picked)
+                picked.append(i)
+        broken: list[str] = []
+        for i in picked:
+            face = shields[i]
+            if face == UNKNOWN and isinstance(named, list) and len(named) == n:
+                shown = card_of(str(named[picked.index(i)]))
+                face = shown if shown else UNKNOWN
+            broken.append(face)
+        for i in sorted(picked, reverse=True):
+            del shields[i]
+        refs = [f"{player}:{face}" for face in broken]
+        self.emit(op="break", player=player, cards=refs)
+        for face, ref in zip(broken, refs, strict=True):
+            b.add_to_hand(face)
+            cdef = self.r.card(face) if face != UNKNOWN else None
+            if cdef is not None and cdef.has("s_trigger"):
+                self.trigger("s_trigger", ref, player)
+            if cdef is not None and cdef.has("g_strike"):
+                self.trigger("g_strike", ref, player)
+        if attacker.card.effects("on_break") and broken:
+            self.trigger("on_break", attacker.ref, attacker.owner)
+
+    def _shield_index(self, b: Board, player: str, ref: str, taken: list[int]) -> int | None:
+        parts = split_ref(ref)
+        shields = b.shields or []
+        if parts is None or parts[0] != player:
+            return None
+        face = parts[1]
+        for i, s in enumerate(shields):
+            if i not in taken and s == face:
+                return i
+        for i, s in enumerate(shields):
+            if i not in taken and (s == UNKNOWN or face == UNKNOWN):
+                return i
+        return None
+
+    # ------------------------------------------------------------------ abilities
+    def _chosen_targets(self) -> list[str]:
+        t = self.choices.get("targets", [])
+        if isinstance(t, str):
+            return [t]
+        return [str(x) for x in t] if isinstance(t, list) else []
+
+    def _ability(self, hook: str) -> None:
+        src = str(self.req.source or "")
+        card = card_of(src)
+        cdef = self.r.card(card)
+        if cdef is None:
+            return
+        self.run_effects(self.req.controller, cdef, hook, self._chosen_targets())
+
+    def do_cip(self) -> None:
+        self._ability("cip")
+
+    def do_on_attack(self) -> None:
+        self._ability("on_attack")
+
+    def do_on_break(self) -> None:
+        self._ability("on_break")
+
+    def do_on_destroy(self) -> None:
+        self._ability("on_destroy")
+
+    def do_s_trigger(self) -> None:
+        """The shield's owner may use it for free: summon the creature or cast the spell."""
+        player = self.req.controller
+        card = card_of(str(self.req.source or ""))
+        cdef = self.r.card(card)
+        use = self.choices.get("use")
+        if use is None:
+            self.rep("log.choice-missing", "dm§3.5", "Whether the S-Trigger was used is not "
+                     "recorded (choices.use); not used is assumed.", severity="warning")
+        if not use or cdef is None:
+            return
+        b = self.r.boards[player]
+        if not b.take_from_hand(card):
+            self.rep("legality.choice-invalid", "dm§3.5",
+                     f"{card} is no longer in {player}'s hand.", actual=card)
+        if cdef.creature:
+            if self.r.find(f"{player}:{card}") is None:
+                self.enter(player, card, cdef)
+            return
+        self.run_effects(player, cdef, "spell", self._chosen_targets())
+        self._spell_to_graveyard(player, card)
+
+    def do_g_strike(self) -> None:
+        """Reveal it and choose one of the opponent's creatures: it cannot attack this turn."""
+        player = self.req.controller
+        use = self.choices.get("use")
+        if use is None:
+            self.rep("log.choice-missing", "dm§3.5", "Whether the G-Strike was used is not "
+                     "recorded (choices.use); not used is assumed.", severity="warning")
+        if not use:
+            return
+        targets = self._chosen_targets()
+        legal = [c.ref for c in self.r.creatures() if c.owner != player]
+        if not targets:
+            if legal:
+                self.rep("log.choice-missing", "dm§3.5",
+                         "The creature the G-Strike chose is not recorded.", severity="warning")
+            return
+        ref = targets[0]
+        if ref not in legal:
+            self.rep("legality.choice-invalid", "dm§3.5",
+                     f"{ref} is not a creature of {player}'s opponent.", actual=ref)
+            return
+        self.r.bans.append(Ban(ref, self.r.tick(), str(self.req.source)))
+        self.emit(op="no_attack", card=ref, until="end_of_turn")
+
+    def run_effects(self, controller: str, cdef: CardDef, hook: str, targets: list[str],
+                    at_request: bool = False) -> None:
+        """Carry out an ability's effects in order, as far as possible (dm101.3)."""
+        for effect in cdef.effects(hook):
+            if self.stopped:
+                return
+            if effect.targeted:
+                self.targeted(controller, effect, targets, at_request)
+            elif effect.kind == "draw":
+                self.draw(controller, effect.amount)
+            else:
+                self.from_deck(controller, effect.kind, effect.amount)
+
+    def targeted(self, controller: str, effect: Effect, targets: list[str],
+                 at_request: bool) -> None:
+        legal = self.r.legal_targets(controller, effect)
+        if not targets:
+            if legal:
+                self.rep("log.choice-missing", "dm101.3",
+                         f"The creature chosen ({effect.describe()}) is not recorded "
+                         "(choices.targets); nothing is assumed.", severity="warning")
+            return
+        ref = targets[0]
+        why = self.r.target_problem(controller, effect, ref)
+        if why is not None:
+            if not at_request:  # a request's targets were checked when it was made
+                self.rep("legality.choice-invalid", "dm101.3",
+                         f"{why} ({effect.describe()}).", actual=ref)
+            c = self.r.find(ref)
+            if c is None or (effect.kind != "power" and c.owner == controller):
+                return
+        c = self.r.find(ref)
+        if c is None:
+            return
+        if effect.kind == "destroy":
+            self.destroy(c, "effect")
+        elif effect.kind == "bounce":
+            self.leave(c)
+            self.r.boards[c.owner].add_to_hand(card_of(c.ref))
+            self.emit(op="move", card=c.ref, **{"from": "battle"}, to="hand")
+        elif effect.kind == "tap":
+            c.tapped = True
+            self.emit(op="tap", card=c.ref)
+        elif effect.kind == "power":
+            self.r.modifiers.append(PowerMod(c.ref, effect.amount, self.r.tick()))
+            self.emit(op="power", card=c.ref, delta=effect.amount, until="end_of_turn")
+
+    # ------------------------------------------------------------------ primitives
+    def check_deck_out(self) -> None:
+        """dm104.2b: a deck at 0 cards ends the game at once, even mid-effect."""
+        if self.r.decked():
+            self.stopped = True
+
+    def draw(self, player: str, n: int) -> None:
+        b = self.r.boards[player]
+        cards: list[str] = []
+        for _ in range(n):
+            top = b.pop_deck()
+            if top is None:
+                break
+            b.add_to_hand(top)
+            cards.append(f"{player}:{top}")
+            if b.deck == []:
+                break
+        self.emit(op="draw", player=player, cards=cards)
+        self.check_deck_out()
+
+    def from_deck(self, player: str, zone: str, n: int) -> None:
+        """The top ``n`` cards of the deck to the mana zone or the shield zone."""
+        b = self.r.boards[player]
+        for _ in range(n):
+            top = b.pop_deck()
+            if top is None:
+                break
+            ref = f"{player}:{top}"
+            if zone == "mana":
+                cdef = self.r.card(top) if top != UNKNOWN else None
+                b.mana.append(ManaCard(ref, cdef, tapped=bool(cdef and cdef.multicolour)))
+            else:
+                if b.shields is not None:
+                    b.shields.append(top)
+            self.emit(op="move", card=ref, **{"from": "deck"},
+                      to="mana" if zone == "mana" else "shield")
+            if b.deck == []:
+                break
+        self.check_deck_out()
+
+    def leave(self, c: Creature) -> None:
+        b = self.r.boards[c.owner]
+        if c in b.battle:
+            b.battle.remove(c)
+        self.r.modifiers = [m for m in self.r.modifiers if m.creature != c.ref]
+        self.r.bans = [x for x in self.r.bans if x.creature != c.ref]
+
+    def destroy(self, c: Creature, reason: str) -> None:
+        """Destroyed: to the graveyard, and its "when destroyed" ability triggers — unless a
+        replacement effect (dm101.5) rewrites the event: it goes elsewhere instead, is not
+        destroyed, and nothing waits."""
+        if c not in self.r.boards[c.owner].battle:
+            return
+        self.leave(c)
+        b = self.r.boards[c.owner]
+        card = card_of(c.ref)
+        instead = c.card.instead_of_destroy
+        if instead is not None:
+            if instead == "hand":
+                b.add_to_hand(card)
+            elif instead == "mana":
+                b.mana.append(ManaCard(c.ref, c.card, tapped=c.card.multicolour))
+            elif b.shields is not None:
+                b.shields.append(card)
+            self.emit(op="move", card=c.ref, **{"from": "battle"}, to=instead,
+                      instead_of="destroy")
+            return
+        b.graveyard.append(card)
+        self.gone[c.ref] = c
+        self.emit(op="destroy", card=c.ref, reason=reason)
+        if reason == "state":
+            self.r.state_destroyed[c.ref] = (self.line.seq, c)
+        if c.card.effects("on_destroy"):
+            self.trigger("on_destroy", c.ref, c.owner)
+
+    def state_based_actions(self) -> None:
+        """dm703: every creature with power 0 or less is destroyed."""
+        for c in list(self.r.creatures()):
+            if not c.sba_exempt and self.r.power(c) <= 0:
+                self.destroy(c, "state")
+
+    # ------------------------------------------------------------------ finishing
+    def finish(self) -> Resolution:
+        self.r.effects_of[self.req.id] = list(self.effects)
+        self._compare_claims()
+        return Resolution(result=self.line.result, effects=self.effects, findings=self.findings,
+                          triggers=self.triggers)
+
+    def _compare_claims(self) -> None:
+        claims = self.line.effects
+        if claims is None:
+            return
+        theirs = [e.model_dump() for e in claims]
+        unmatched = list(self.effects)
+        extra: list[dict[str, Any]] = []
+        for t in theirs:
+            hit = next((o for o in unmatched if _effect_fits(o, t)), None)
+            if hit is None:
+                extra.append(t)
+            else:
+                unmatched.remove(hit)
+        if not extra and not unmatched:
+            return
+        kept_by_table = [o for o in unmatched if o["op"] == "destroy"
+                         and o.get("reason") == "state"]
+        for o in kept_by_table:
+            ref = str(o["card"])
+            self.rep("order.state-check-missed", "dm703",
+                     f"{ref} has power 0 or less: a state-based action destroys it, and the "
+                     "recorded effects keep it in the battle zone.",
+                     expected=o, actual="kept in the battle zone")
+            self._undo_destroy(ref)
+            unmatched.remove(o)
+        if unmatched and not extra and self._deck_may_have_run_out(unmatched[0]):
+            self.rep("log.hidden-info", "dm104.2b",
+                     "The recorded effects stop short; the deck count is not known from the "
+                     "log, and a deck that reached 0 cards would end the game mid-effect.",
+                     severity="warning", expected=unmatched)
+        elif extra or unmatched:
+            self.rep("legality.effect-mismatch", "dm101.3",
+                     f"The recorded effects of {self.req.action.name} differ from the rules'.",
+                     expected=unmatched or None, actual=extra or None)
+        self._follow_the_log(unmatched, extra)
+
+    def _deck_may_have_run_out(self, first_missing: dict[str, Any]) -> bool:
+        """Before ``first_missing``, this resolution took cards from a deck whose count the
+        log does not show."""
+        for e in self.effects:
+            if e is first_missing:
+                return False
+            took = e["op"] == "draw" or (e["op"] == "move" and e.get("from") == "deck")
+            owner = str(e.get("player") or (split_ref(str(e.get("card", ""))) or ("",))[0])
+            if took and owner in self.r.boards and self.r.boards[owner].deck is None:
+                return True
+        return False
+
+    def _undo_destroy(self, ref: str) -> None:
+        """The table kept the creature: follow the game as played."""
+        gone = self.gone.pop(ref, None)
+        if gone is None:
+            return
+        c = gone
+        b = self.r.boards[c.owner]
+        card = card_of(ref)
+        if card in b.graveyard:
+            i = len(b.graveyard) - 1 - b.graveyard[::-1].index(card)
+            del b.graveyard[i]
+        if self.r.state_destroyed.get(ref, (0, None))[1] is c:
+            del self.r.state_destroyed[ref]
+            c.sba_exempt = True
+        b.battle.append(c)
+        self.triggers = [t for t in self.triggers
+                         if not (t.action == "on_destroy" and t.source == ref)]
+
+    def _follow_the_log(self, unmatched: list[dict[str, Any]],
+                        extra: list[dict[str, Any]]) -> None:
+        """Creatures the rules destroy that the log keeps stay; creatures the log removes
+        that the rules keep go (to the zone the log names)."""
+        for o in unmatched:
+            if o["op"] == "destroy" and not any(
+                    t.get("card") == o["card"] and t.get("op") in ("destroy", "move")
+                    for t in extra):
+                self._undo_destroy(str(o["card"]))
+        for t in extra:
+            ref = t.get("card")
+            if t.get("op") in ("destroy", "move") and t.get("from", "battle") == "battle" \
+                    and isinstance(ref, str):
+                c = self.r.find(ref)
+                if c is not None:
+                    self.leave(c)
+                    to = str(t.get("to", "graveyard"))
+                    if to == "hand":
+                        self.r.boards[c.owner].add_to_hand(card_of(ref))
+                    else:
+                        self.r.boards[c.owner].graveyard.append(card_of(ref))
+
+
+def _effect_fits(ours: dict[str, Any], theirs: dict[str, Any]) -> bool:
+    """A claimed effect matches ours when every field it gives agrees (``?`` = any face)."""
+    for k, v in theirs.items():
+        if k not in ours:
+            return False
+        o = ours[k]
+        if isinstance(v, list) and isinstance(o, list):
+            if len(v) != len(o) or not all(_same(a, b) for a, b in zip(o, v, strict=True)):
+                return False
+        elif not _same(o, v):
+            return False
+    return True
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a == b:
+        return True
+    if isinstance(a, str) and isinstance(b, str):
+        return a.endswith(":?") or b.endswith(":?")
+    return False
+
+
+def rules_factory(header: MatchStarted, edition: str) -> DuelMastersRules:
+    """The judge's factory (judge.GAMES): the edition, the format and the header's cards."""
+    try:
+        return DuelMastersRules(edition, header.format, header.cards)
+    except CardListError as exc:
+        error = UnsupportedRules(str(exc))
+        error.field = exc.field  # type: ignore[attr-defined]
+        raise error from exc
