@@ -38,6 +38,7 @@ from adjudicator.game import ActionDef
 from adjudicator.games.blackpoker.board import Character, PlayerBoard
 from adjudicator.games.blackpoker.cards import parse_card
 from adjudicator.games.blackpoker.rules import BlackPokerRules
+from adjudicator.games.duel_masters.simulate import simulate_game as simulate_duel_masters
 from adjudicator.games.i_language.simulate import simulate_game as simulate_i_language
 from adjudicator.judge import start_flow
 from events.models import (
@@ -570,8 +571,15 @@ def _simulate_i_language(edition: str, fmt: str | None, seed: int, match_id: str
                                fmt=fmt or "standard")
 
 
+def _simulate_duel_masters(edition: str, fmt: str | None, seed: int, match_id: str
+                           ) -> list[LogLine]:
+    return simulate_duel_masters(seed, match_id=match_id, edition=edition,
+                                 fmt=fmt or "standard")
+
+
 GAME_SIMULATORS: dict[str, Callable[[str, str | None, int, str], list[LogLine]]] = {
     "i_language": _simulate_i_language,
+    "duel_masters": _simulate_duel_masters,
 }
 """The other games' simulators, by game id: (edition, format or None for the game's
 default, seed, match id) -> the complete log of one game."""

@@ -368,7 +368,7 @@ def _edition(rules: str) -> str:
 def simulate(
     rules: Annotated[str, typer.Option(
         "--rules", metavar="EDITION",
-        help="The edition: 9.0, 6.1, blackpoker/9.0 or i_language/1.",
+        help="The edition: 9.0, 6.1, blackpoker/9.0, i_language/1 or duel_masters/1.47.",
         show_default=False)],
     out: Annotated[Path, typer.Option(
         "--out", metavar="DIR", help="Directory to write the logs to.", show_default=False)],

@@ -1,0 +1,297 @@
+"""Seeded random legal Duel Masters games, played through the judge's own engine.
+
+The simulator is a player, never a referee. At each point it asks the engine
+(:class:`~adjudicator.flow.CoreFlow` with :class:`DuelMastersRules`) what must come next:
+an instant request waiting for its resolution (``awaiting_instant``), a pending effect
+in the buffer (``trigger_class``: the engine's own dm101.4a order), or a decision of the
+active player. For a decision it builds candidate requests from the table (hand, mana,
+creatures) and keeps only those the engine accepts without an error finding
+(``check_request_timing`` + ``rules.request_findings``); resolutions carry the choices the
+rules ask for (the blocker, the shields broken, whether an S-Trigger or G-Strike is used,
+the creature an ability chooses). Every line it feeds must raise no error finding: one that
+does is a :class:`SimulationError`, a bug in the engine or in the simulator.
+
+Decks are 40 cards: ten definitions of the sample card list
+(``data/sample-cards.yaml``), four copies each (``scout#1`` .. ``scout#4``), shuffled. The
+header carries both decks and the definitions, so the engine knows every card.
+
+The result is the complete log (:meth:`CoreFlow.complete_log`). Some resolutions also
+record the effects the table saw (``resolve.effects``), taken from the rules' own
+computation, as a scorekeeper that writes them down would.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from adjudicator.flow import CoreFlow, Req
+from adjudicator.games.duel_masters.cards import CardDef
+from adjudicator.games.duel_masters.rules import DuelMastersRules
+from adjudicator.judge import start_flow
+from events.models import Effect, GameStarted, LogLine, MatchStarted, Pass, Request, Resolve
+
+PLAYERS = ("alice", "bob")
+EDITION = "1.47"
+FORMAT = "standard"
+DEFINITIONS_PER_DECK = 10
+COPIES = 4
+CLAIM_RATE = 0.3
+"""How often a resolution records the primitive effects the table saw (``effects``)."""
+BLOCK_RATE = 0.6
+"""How often the non-active player blocks when they can."""
+TRIGGER_USE_RATE = 0.85
+END_WEIGHT = 1.0
+"""The weight of ending the turn against the other requests."""
+AGGRESSION = (5.0, 5.0, 5.0, 0.02)
+"""The weight of an attack against other requests, drawn per game: a few games are played
+by cautious players and end by library out."""
+"""How often a player uses an S-Trigger or G-Strike."""
+
+
+class SimulationError(RuntimeError):
+    """The engine refused a line the simulator took for legal (a bug in one of them)."""
+
+
+@lru_cache(maxsize=1)
+def sample_cards() -> dict[str, Any]:
+    """The invented sample card definitions shipped with the package."""
+    text = (resources.files("adjudicator.games.duel_masters")
+            .joinpath("data", "sample-cards.yaml").read_text(encoding="utf-8"))
+    data: dict[str, Any] = yaml.safe_load(text)
+    return data
+
+
+class _Simulator:
+    """One game: the engine and a seeded random player policy."""
+
+    def __init__(self, seed: int, max_lines: int, match_id: str | None, edition: str,
+                 fmt: str) -> None:
+        DuelMastersRules(edition, fmt)  # an unknown edition or format stops here
+        self.rng = random.Random(seed)
+        self.max_lines = max_lines
+        cards = sample_cards()
+        decks: dict[str, list[str]] = {}
+        for p in PLAYERS:
+            chosen = self.rng.sample(sorted(cards), DEFINITIONS_PER_DECK)
+            deck = [f"{c}#{i}" for c in chosen for i in range(1, COPIES + 1)]
+            self.rng.shuffle(deck)
+            decks[p] = deck
+        header = MatchStarted(
+            seq=1, match_id=match_id or f"sim-duel_masters-{seed}", game="duel_masters",
+            rules=f"duel_masters/{edition}", format=fmt, players=list(PLAYERS),
+            decks=decks, cards=dict(cards), log_format=1,
+        )
+        self.flow: CoreFlow = start_flow(header)
+        rules = self.flow.rules
+        if not isinstance(rules, DuelMastersRules):
+            raise SimulationError("the engine did not load the Duel Masters rules")
+        self.rules: DuelMastersRules = rules
+        self._ids = 0
+        self.aggression = self.rng.choice(AGGRESSION)
+        first = self.rng.choice(PLAYERS)
+        self._feed(GameStarted(seq=2, first_player=first))
+
+    # ------------------------------------------------------------------ the loop
+    def run(self) -> list[LogLine]:
+        flow = self.flow
+        while flow.result is None and len(flow.complete) < self.max_lines:
+            self._feed(self._next())
+        flow.finish()
+        return flow.complete_log()
+
+    def _next(self) -> LogLine:
+        flow = self.flow
+        if flow.awaiting_instant is not None:
+            return self._resolve(flow.awaiting_instant)
+        if flow.buffer:
+            return self._resolve(self.rng.choice(flow.trigger_class()))
+        if flow.chance is None or flow.chance not in PLAYERS:
+            raise SimulationError(f"unexpected chance holder {flow.chance!r}")
+        if flow.chance != flow.turn_player:
+            return Pass(seq=flow.next_seq, player=flow.chance)
+        return self._decide(flow.chance)
+
+    def _feed(self, line: LogLine) -> None:
+        flow = self.flow
+        findings = flow.feed(line)
+        errors = [f for f in findings if f.severity == "error"]
+        if errors:
+            raise SimulationError(
+                f"the engine refused line {line.seq} "
+                f"({line.model_dump_json(exclude_none=True)}): "
+                + "; ".join(f"{f.code}: {f.message}" for f in errors))
+        if isinstance(line, Resolve) and self.rng.random() < CLAIM_RATE:
+            effects = self.rules.effects_of.get(line.request)
+            if effects is not None:
+                claimed = line.model_copy(update={
+                    "effects": [Effect.model_validate(e) for e in effects]})
+                for i in range(len(flow.complete) - 1, -1, -1):
+                    if flow.complete[i] is line:
+                        flow.complete[i] = claimed
+                        break
+
+    # ------------------------------------------------------------------ the table
+    def _opponent(self, player: str) -> str:
+        return self.flow.next_player(player)
+
+    def _hand(self, player: str) -> list[str]:
+        return sorted(self.rules.boards[player].hand_known.elements())
+
+    def _new_id(self) -> str:
+        self._ids += 1
+        return f"r{self._ids}"
+
+    # ------------------------------------------------------------------ decisions
+    def _decide(self, player: str) -> LogLine:
+        """The active player requests something legal (ending the turn at last)."""
+        rng = self.rng
+        candidates: list[tuple[float, Request]] = []
+        for line in self._charges(player):
+            candidates.append((6.0, line))
+        for line in self._plays(player):
+            candidates.append((4.0, line))
+        for line in self._attacks(player):
+            candidates.append((self.aggression, line))
+        candidates.append((END_WEIGHT, self._probe(player, "end_turn")))
+        while candidates:
+            weights = [w for w, _ in candidates]
+            i = rng.choices(range(len(candidates)), weights)[0]
+            _, line = candidates.pop(i)
+            if self._accepted(line):
+                return line.model_copy(update={"request": self._new_id()})
+        return Request(seq=self.flow.next_seq, request=self._new_id(), player=player,
+                       action="end_turn")
+
+    def _accepted(self, line: Request) -> bool:
+        action = self.rules.action(line.action)
+        assert action is not None
+        if self.flow.check_request_timing(line, action, report=False):
+            return False
+        found = self.rules.request_findings(self.flow, line, action)
+        return not any(f.severity == "error" for f in found)
+
+    def _probe(self, player: str, action: str, **kw: Any) -> Request:
+        return Request(seq=self.flow.next_seq, request="probe", player=player, action=action,
+                       **kw)
+
+    def _charges(self, player: str) -> list[Request]:
+        r = self.rules
+        if r.charges or r.step > r.steps.index("charge"):
+            return []
+        hand = self._hand(player)
+        if not hand:
+            return []
+        card = self.rng.choice(hand)
+        return [self._probe(player, "charge_mana", key_cards=[f"{player}:{card}"])]
+
+    def _plays(self, player: str) -> list[Request]:
+        r = self.rules
+        if r.step > r.steps.index("main"):
+            return []
+        out = []
+        for card in self._hand(player):
+            cdef = r.card(card)
+            if cdef is None:
+                continue
+            mana = r.auto_mana(player, cdef)
+            if mana is None:
+                continue
+            action = "summon" if cdef.creature else "cast"
+            targets: list[str] = []
+            effect = cdef.target_effect("spell")
+            if effect is not None:
+                legal = r.legal_targets(player, effect)
+                if not legal:
+                    continue
+                targets = [self.rng.choice(legal)]
+            out.append(self._probe(player, action, key_cards=[f"{player}:{card}"],
+                                   targets=targets, choices={"mana": mana}))
+        return out
+
+    def _attacks(self, player: str) -> list[Request]:
+        r = self.rules
+        flow = self.flow
+        out = []
+        for c in r.boards[player].battle:
+            if not r.may_attack(flow, c):
+                continue
+            targets = r.attack_targets(flow, c)
+            players = [t for t in targets if t in flow.players]
+            creatures = [t for t in targets if t not in flow.players]
+            if creatures and self.rng.random() < 0.3:
+                target = self.rng.choice(creatures)
+            else:
+                target = self.rng.choice(players)
+            out.append(self._probe(player, "attack", key_cards=[c.ref], targets=[target]))
+        return out
+
+    # ------------------------------------------------------------------ resolutions
+    def _resolve(self, req: Req) -> Resolve:
+        choices: dict[str, Any] = {}
+        aid = req.action.id
+        if aid == "block":
+            choices = self._block_choices(req)
+        elif aid in ("s_trigger", "g_strike"):
+            choices = self._shield_trigger_choices(req)
+        elif aid in ("cip", "on_attack", "on_break", "on_destroy"):
+            cdef = self.rules.card(str(req.source).partition(":")[2])
+            if cdef is not None:
+                choices = self._targets(req.controller, cdef, aid)
+        return Resolve(seq=self.flow.next_seq, request=req.id, result="resolved",
+                       choices=choices or None)
+
+    def _targets(self, controller: str, cdef: CardDef, hook: str) -> dict[str, Any]:
+        effect = cdef.target_effect(hook)
+        if effect is None:
+            return {}
+        legal = self.rules.legal_targets(controller, effect)
+        return {"targets": [self.rng.choice(legal)]} if legal else {}
+
+    def _block_choices(self, req: Req) -> dict[str, Any]:
+        r = self.rules
+        attack = r.attacks.get(str(req.source))
+        if attack is None:
+            return {}
+        attacker = r.find(attack.attacker)
+        if attacker is None:
+            return {}
+        defender = self._opponent(attack.player)
+        blockers = [c for c in r.boards[defender].battle if r.may_block(c)]
+        if blockers and self.rng.random() < BLOCK_RATE:
+            return {"blocker": self.rng.choice(blockers).ref}
+        if attack.target != defender:
+            return {}
+        shields = r.boards[defender].shields or []
+        n = min(attacker.card.breaker, len(shields))
+        if n == 0:
+            return {}
+        picked = self.rng.sample(shields, n)  # written always: the faces become known
+        return {"shields": [f"{defender}:{s}" for s in picked]}
+
+    def _shield_trigger_choices(self, req: Req) -> dict[str, Any]:
+        r = self.rules
+        if self.rng.random() >= TRIGGER_USE_RATE:
+            return {"use": False}
+        cdef = r.card(str(req.source).partition(":")[2])
+        choices: dict[str, Any] = {"use": True}
+        if req.action.id == "g_strike":
+            foes = [c.ref for c in r.creatures() if c.owner != req.controller]
+            if foes:
+                choices["targets"] = [self.rng.choice(foes)]
+            return choices
+        if cdef is not None and not cdef.creature:
+            choices.update(self._targets(req.controller, cdef, "spell"))
+        return choices
+
+
+def simulate_game(seed: int, max_lines: int = 4000, match_id: str | None = None,
+                  edition: str = EDITION, fmt: str = FORMAT) -> list[LogLine]:
+    """Play one seeded random legal Duel Masters game to its end (direct attack or library
+    out); a game still going after ``max_lines`` lines stops there, unfinished. Returns the
+    complete log. Same arguments, same log."""
+    return _Simulator(seed, max_lines, match_id, edition, fmt).run()
