@@ -86,6 +86,10 @@ def _count(n: Any) -> str:
     return "unknown" if n is None else str(n)
 
 
+_ZONES_SHOWN = frozenset({"deck_count", "deck_known", "life_count", "hand_count", "hand_known",
+                          "graveyard", "fog", "field"})
+
+
 def board_text(board: dict[str, Any]) -> str:
     """The table after one line: flow state, then each player's zones."""
     out = [f"match {board['match_id']}  ({board['rules']})  board after seq {board['seq']}"]
@@ -115,7 +119,15 @@ def board_text(board: dict[str, Any]) -> str:
                    + (f" (known: {cards_text(zones['hand_known'])})"
                       if zones.get("hand_known") else ""))
         out.append(f"  {'graveyard':<9} {cards_text(zones.get('graveyard', []))}")
-        out.append(f"  {'fog':<9} {cards_text(zones.get('fog', []))}")
+        if "fog" in zones:
+            out.append(f"  {'fog':<9} {cards_text(zones['fog'])}")
+        for key, value in zones.items():  # zones of other games: card lists and counts
+            if key in _ZONES_SHOWN or isinstance(value, bool):
+                continue
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                out.append(f"  {key.replace('_', ' '):<9} {cards_text(value)}")
+            elif isinstance(value, int):
+                out.append(f"  {key.replace('_', ' '):<9} {value}")
         field = zones.get("field", [])
         out.append("  field" + ("" if field else "     -"))
         for ch in field:
