@@ -417,3 +417,74 @@ def test_every_duel_masters_rule_cited_has_a_statement() -> None:
         cited |= set(re.findall(r'"(dm(?:§)?[0-9][0-9a-z.]*)"', path.read_text(encoding="utf-8")))
     assert {"dm101.2", "dm101.4a", "dm703", "dm§3.3"} <= cited
     assert sorted(c for c in cited if c not in RULE_STATEMENTS) == []
+
+
+# ---------------------------------------------------------------------------- robustness
+GARBAGE_CHOICES: list[dict[str, object]] = [
+    {"mana": ["alice:stone#1", "x"]}, {"mana": "alice:scout#1"}, {"mana": [5]}, {"mana": []},
+    {"blocker": "alice:scout#1"}, {"blocker": ["bob:x"]}, {"blocker": 3},
+    {"shields": ["bob:?"]}, {"shields": "bob:x"}, {"shields": [1, 2]}, {"shields": []},
+    {"use": True}, {"use": "yes", "targets": "bob"}, {"targets": [None]},
+    {"targets": ["alice:?", "bob:?"]}, {"targets": {"a": 1}},
+]
+GARBAGE_TARGETS = [[], ["bob"], ["alice"], ["alice:scout#1"], ["bob:?"], ["r1"], ["x", "y"]]
+GARBAGE_KEYS = [[], ["alice:?"], ["bob:scout#1"], ["scout#1"], ["alice:nothing#9"],
+                ["alice:scout#1", "alice:scout#2"], ["alice:"]]
+GARBAGE_EFFECTS: list[list[dict[str, object]]] = [
+    [{"op": "destroy"}], [{"op": "destroy", "card": "bob:scout#1"}],
+    [{"op": "move", "card": "alice:scout#1", "from": "battle", "to": "hand"}],
+    [{"op": "move", "card": 5}], [{"op": "draw", "player": "alice", "cards": "x"}],
+    [{"op": "break", "player": "bob", "cards": ["bob:?"]}], [],
+]
+ACTIONS = sorted(DuelMastersRules("1.47", "standard").actions) + ["nope"]
+
+
+def mutate(lines: Log, data: st.DataObject) -> None:
+    """One random edit past the first two lines: a line dropped, repeated or moved, or a
+    field replaced by something plausible or absurd."""
+    i = data.draw(st.integers(2, len(lines) - 1), label="line")
+    line = lines[i]
+    op = data.draw(st.sampled_from(["drop", "repeat", "move", "player", "request", "choices",
+                                    "targets", "keys", "effects", "action"]), label="edit")
+    update: dict[str, object] = {}
+    if op == "drop":
+        lines.pop(i)
+    elif op == "repeat":
+        lines.insert(i, line)
+    elif op == "move":
+        lines.insert(data.draw(st.integers(2, len(lines) - 1), label="to"), lines.pop(i))
+    elif op == "player" and isinstance(line, Request):
+        update["player"] = "bob" if line.player == "alice" else "alice"
+    elif op == "request" and isinstance(line, Request | Resolve | Trigger):
+        names = sorted({x.request for x in lines if isinstance(x, Request | Trigger)})
+        update["request"] = data.draw(st.sampled_from(names), label="name")
+    elif op == "choices" and isinstance(line, Request | Resolve):
+        update["choices"] = data.draw(st.sampled_from(GARBAGE_CHOICES), label="choices")
+    elif op == "targets" and isinstance(line, Request):
+        update["targets"] = data.draw(st.sampled_from(GARBAGE_TARGETS), label="targets")
+    elif op == "keys" and isinstance(line, Request):
+        update["key_cards"] = data.draw(st.sampled_from(GARBAGE_KEYS), label="keys")
+    elif op == "effects" and isinstance(line, Resolve):
+        update["effects"] = data.draw(st.sampled_from(GARBAGE_EFFECTS), label="effects")
+    elif op == "action" and isinstance(line, Request | Trigger):
+        update["action"] = data.draw(st.sampled_from(ACTIONS), label="action")
+    if update:
+        lines[i] = type(line).model_validate({**line.model_dump(), **update})
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 10**9), sparse_form=st.booleans(), edits=st.integers(1, 3),
+       data=st.data())
+def test_judge_reports_edited_logs_without_crashing(seed: int, sparse_form: bool, edits: int,
+                                                    data: st.DataObject) -> None:
+    """Whatever a log says past its header, the judge reports findings and never raises;
+    every finding names a known code and a line of the log."""
+    from adjudicator.findings import CODES
+
+    lines = simulate_game(seed % 5000, max_lines=400)
+    lines = list(sparse(lines) if sparse_form else lines)
+    for _ in range(edits):
+        mutate(lines, data)
+    report = judge(lines)
+    assert all(f.code in CODES for f in report.findings)
+    assert all(1 <= f.seq <= len(lines) for f in report.findings)
