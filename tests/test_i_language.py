@@ -589,3 +589,20 @@ def test_every_i_language_rule_cited_has_an_english_statement() -> None:
     assert len(cited) >= 9
     assert sorted(c for c in cited if c not in RULE_STATEMENTS) == []
     assert "10 turns each" in rule_statement("il.戦闘処理")
+
+
+def test_the_worked_example_in_the_docs_is_what_the_cli_prints(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    monkeypatch.chdir(ROOT)
+    log = "fixtures/rulings/i_language/cost-over-ignored.jsonl"
+    judged = CliRunner().invoke(app, ["judge", log])
+    assert judged.exit_code == 1
+    doc = (ROOT / "docs" / "i_language.md").read_text(encoding="utf-8")
+    block = doc.split(f"$ coreflow judge {log}\n", 1)[1].split("```", 1)[0]
+    assert block == judged.stdout
+    for line in (ROOT / log).read_text(encoding="utf-8").splitlines()[2:]:
+        assert line in doc
