@@ -578,6 +578,12 @@ class CoreFlow:
         ):
             self._drop_unplayed_stage("play went on with a main-timing request")
         self.check_request_timing(line, action, report=True)
+        for claim, value in (("speed", line.speed), ("timing", line.timing)):
+            if value is not None and value != getattr(action, claim):
+                self.report("log.claim-mismatch", "core[5]",
+                            f"The log calls {action.name} {value}; its {claim} is "
+                            f"{getattr(action, claim)}.", expected=getattr(action, claim),
+                            actual=value)
         self.findings.extend(self.rules.request_findings(self, line, action))
         # [4] clear the pass record, [5] make the request and pay its costs.
         self.passed.clear()

@@ -17,6 +17,8 @@ RULE_STATEMENTS: dict[str, str] = {
                "returns to the turn player and the pass record starts afresh.",
     "core[3]": "Only the player holding the chance may make a request; a main-timing "
                "request also needs it to be that player's own turn and the stage to be empty.",
+    "core[5]": "A request names its action; the action's definition fixes its speed "
+    "(instant or normal) and its timing (main or quick), whatever the log calls it.",
     "core[6-1]": "When a trigger condition holds, the rules create a request for it; it "
                  "enters the buffer, controlled by the owner of what triggered it.",
     "core[6-3]": "The buffer is emptied instant requests first, then normal ones, each "
