@@ -606,3 +606,58 @@ def test_the_worked_example_in_the_docs_is_what_the_cli_prints(
     assert block == judged.stdout
     for line in (ROOT / log).read_text(encoding="utf-8").splitlines()[2:]:
         assert line in doc
+
+
+# ---------------------------------------------------------------------------- robustness
+def _mutate(lines: Log, data: st.DataObject) -> None:
+    """One random edit past the header: drop, duplicate or move a line, or change a field."""
+    i = data.draw(st.integers(2, len(lines) - 1), label="line")
+    how = data.draw(st.sampled_from(["drop", "duplicate", "move", "field"]), label="edit")
+    if how == "drop":
+        del lines[i]
+    elif how == "duplicate":
+        lines.insert(i, lines[i])
+    elif how == "move":
+        line = lines.pop(i)
+        lines.insert(data.draw(st.integers(2, len(lines)), label="to"), line)
+    else:
+        line = lines[i]
+        refs = ["alice:n1", "bob:m1", "carol:n2", "alice", "x", "t1", "r1"]
+        if isinstance(line, Request):
+            lines[i] = line.model_copy(update=data.draw(st.sampled_from([
+                {"player": "bob" if line.player == "alice" else "alice"},
+                {"key_cards": [data.draw(st.sampled_from(refs))]},
+                {"targets": data.draw(st.lists(st.sampled_from(refs), max_size=3))},
+                {"action": data.draw(st.sampled_from(["attack", "ability", "magic", "end",
+                                                      "summon"]))},
+            ])))
+        elif isinstance(line, Resolve):
+            lines[i] = line.model_copy(update=data.draw(st.sampled_from([
+                {"choices": {"ability": data.draw(st.sampled_from([0, 1, 2, 3, "x"])),
+                             "targets": data.draw(st.sampled_from([[], refs, "alice:n1"]))}},
+                {"result": "fizzled"},
+                {"effects": None},
+            ])))
+        elif isinstance(line, Roll):
+            lines[i] = line.model_copy(update={"result": data.draw(st.integers(1, 12)),
+                                               "sides": data.draw(st.integers(2, 7))})
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), thin=st.booleans(), data=st.data())
+def test_judge_reports_edited_logs_without_crashing(seed: int, thin: bool,
+                                                    data: st.DataObject) -> None:
+    """Whatever an i-language log says past its header, the judge reports findings with
+    known codes on lines of the log; it never raises."""
+    from adjudicator.findings import CODES
+
+    lines = simulate_game(seed)
+    if thin:
+        lines = sparse(lines)
+    for _ in range(data.draw(st.integers(1, 4), label="edits")):
+        _mutate(lines, data)
+    lines = renumber(lines)
+    report = judge(lines)
+    assert len(normalize_lines(enumerate(lines, 1))) >= len(lines)
+    for f in report.findings:
+        assert f.code in CODES and 1 <= f.seq <= len(lines), f
