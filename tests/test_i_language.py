@@ -624,20 +624,22 @@ def _mutate(lines: Log, data: st.DataObject) -> None:
         line = lines[i]
         refs = ["alice:n1", "bob:m1", "carol:n2", "alice", "x", "t1", "r1"]
         if isinstance(line, Request):
-            lines[i] = line.model_copy(update=data.draw(st.sampled_from([
+            changes: list[dict[str, Any]] = [
                 {"player": "bob" if line.player == "alice" else "alice"},
                 {"key_cards": [data.draw(st.sampled_from(refs))]},
                 {"targets": data.draw(st.lists(st.sampled_from(refs), max_size=3))},
                 {"action": data.draw(st.sampled_from(["attack", "ability", "magic", "end",
                                                       "summon"]))},
-            ])))
+            ]
+            lines[i] = line.model_copy(update=data.draw(st.sampled_from(changes)))
         elif isinstance(line, Resolve):
-            lines[i] = line.model_copy(update=data.draw(st.sampled_from([
+            outcomes: list[dict[str, Any]] = [
                 {"choices": {"ability": data.draw(st.sampled_from([0, 1, 2, 3, "x"])),
                              "targets": data.draw(st.sampled_from([[], refs, "alice:n1"]))}},
                 {"result": "fizzled"},
                 {"effects": None},
-            ])))
+            ]
+            lines[i] = line.model_copy(update=data.draw(st.sampled_from(outcomes)))
         elif isinstance(line, Roll):
             lines[i] = line.model_copy(update={"result": data.draw(st.integers(1, 12)),
                                                "sides": data.draw(st.integers(2, 7))})
