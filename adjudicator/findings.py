@@ -18,6 +18,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "log.unknown-ref": ("error", "an event names a player, card or request that does not exist"),
     "log.after-game-end": ("error", "a game event after a recorded game_ended line"),
     "log.choice-missing": ("warning", "a choice the rules require is not recorded"),
+    "log.call-ambiguous": ("warning", "a shortcut call cannot stand for the passes it implies"),
     "log.claim-mismatch": ("warning", "a request's speed or timing claim contradicts its action"),
     "log.hidden-info": ("warning", "a ruling depends on a card or count the log does not show"),
     "timing.no-chance": ("error", "a request or pass by a player not holding the chance"),

@@ -118,6 +118,8 @@ class CoreFlow:
         self.requests: dict[str, Req] = {}
         self.once_used: set[tuple[str, str]] = set()
         self.awaiting_instant: Req | None = None
+        self.open_call: str | None = None
+        """The shortcut call of the last pass, until a request or resolution."""
         self.continuations: list[str] = []
         self.result: GameResult | None = None
         self.recorded_end: GameEnded | None = None
@@ -586,6 +588,7 @@ class CoreFlow:
                             actual=value)
         self.findings.extend(self.rules.request_findings(self, line, action))
         # [4] clear the pass record, [5] make the request and pay its costs.
+        self.open_call = None
         self.passed.clear()
         if action.speed != "instant" and action.timing != "free":
             # An instant request leaves the chance where it was ([8] -> [3] unchanged), also
@@ -661,7 +664,34 @@ class CoreFlow:
             return
         for r in self.stage:
             r.data["touched"] = True
+        call = (line.note or "").strip().lower()
+        self.open_call = call if call in self.rules.policy.shortcut_calls else None
         self._record_pass(line.player)
+
+    def _expand_call(self, req: Req) -> bool:
+        """A shortcut call: the passes it stands for are filled in, when unambiguous.
+
+        Returns False when the call cannot be read at this point (a warning, never a
+        guessed error: whether everyone passed is then left undecided)."""
+        call, self.open_call = self.open_call, None
+        if not self.stage or self.stage[-1] is not req or self.chance in (None, SYSTEM):
+            self.report("log.call-ambiguous", "core[12]",
+                        f"The call {call!r} cannot stand for the passes before resolving "
+                        f"{req.id}: it is not the top of the stage.", severity="warning")
+            return False
+        at = len(self.complete) - 1  # the resolve line, already written
+        while self.chance not in (None, SYSTEM):
+            player = self.chance
+            self.derive(Pass, dict(player=player, note=f"implied by the call {call!r}"))
+            self._record_pass(player)
+        # The implied passes came before the resolution: put the resolve line after them.
+        line = self.complete.pop(at)
+        for item in self.complete[at:]:
+            if isinstance(item, Derived):
+                item.pos -= 1
+        self.complete.append(line)
+        self.expected.clear()
+        return True
 
     def _record_pass(self, player: str) -> None:
         """[11] record the pass, [12] all passed? -> [13]/[16]."""
@@ -765,7 +795,10 @@ class CoreFlow:
         if req.status == "stage":
             if self.pending_decisions():
                 self._miss_pending("play went on with a resolution")
-            if self.chance != SYSTEM:
+            undecidable = False
+            if self.chance != SYSTEM and self.open_call is not None:
+                undecidable = not self._expand_call(req)
+            if self.chance != SYSTEM and not undecidable:
                 self.report(
                     "timing.resolved-before-all-passed", "core[12]",
                     f"{req.action.name} ({req.id}) was resolved before every player passed.",

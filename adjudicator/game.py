@@ -52,6 +52,9 @@ class FlowPolicy:
     automatic pass follows and the chance moves on (False)."""
     resolve_before_cost_triggers: bool
     """True: an instant request resolves before the instants its costs triggered."""
+    shortcut_calls: frozenset[str] = frozenset()
+    """Calls that, as the note of a pass, stand for the passes still needed to resolve the
+    top of the stage (a shortcut: the opponent did not stop play)."""
 
 
 @dataclass(frozen=True, slots=True)

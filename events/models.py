@@ -113,7 +113,7 @@ class Request(_Line):
     targets: list[str] = Field(default_factory=list)
     choices: dict[str, Any] | None = None
     speed: Literal["instant", "normal"] | None = None
-    timing: Literal["main", "quick"] | None = None
+    timing: Literal["main", "quick", "free"] | None = None
 
 
 class Pass(_Line):

@@ -212,3 +212,18 @@ def test_deck_out_both_players_by_edition() -> None:
         result = flow.rules.win_check(flow)
         assert result is not None and (result.result, result.winner) == expected
     assert SYSTEM == "system"
+
+
+def test_shortcut_call_stands_for_the_missing_passes() -> None:
+    """A pass noted "スルー" lets the top of the stage resolve; normalize writes the passes."""
+    from adjudicator.judge import normalize_lines
+
+    lines = log("9.0", ACE, {"type": "pass", "player": "alice", "note": "スルー"}, res("r1"))
+    flow, errors = run(lines)
+    assert errors == [] and flow.chance == "alice"
+    complete = normalize_lines(iter_lines(lines))
+    passes = [(x.player, x.note) for x in complete if x.type == "pass"]  # type: ignore[union-attr]
+    assert passes == [("alice", "スルー"), ("bob", "implied by the call 'スルー'")]
+    assert [x.type for x in complete][-2:] == ["resolve", "chance_moved"]
+    rejudged = judge_lines((i, x) for i, x in enumerate(complete, start=1))
+    assert rejudged.findings == []

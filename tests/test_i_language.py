@@ -663,3 +663,16 @@ def test_judge_reports_edited_logs_without_crashing(seed: int, thin: bool,
     assert len(normalize_lines(enumerate(lines, 1))) >= len(lines)
     for f in report.findings:
         assert f.code in CODES and 1 <= f.seq <= len(lines), f
+
+
+def test_a_magic_declaration_may_claim_free_timing() -> None:
+    ok = small_game(
+        {"alice": ["pawn", "squire", "scout"], "bob": ["pawn", "squire", "scout", "quake"]},
+        {"type": "request", "request": "r1", "player": "bob", "action": "magic",
+         "key_cards": ["bob:quake"], "speed": "instant", "timing": "free"})
+    assert judge(ok).findings == []
+    wrong = small_game(
+        {"alice": ["pawn", "squire", "scout"], "bob": ["pawn", "squire", "scout", "quake"]},
+        {"type": "request", "request": "r1", "player": "bob", "action": "magic",
+         "key_cards": ["bob:quake"], "timing": "main"})
+    assert [(f.code, f.seq) for f in judge(wrong).findings] == [("log.claim-mismatch", 3)]

@@ -102,6 +102,7 @@ class BlackPokerRules:
         self.policy = FlowPolicy(
             requester_keeps_chance=bool(pol["requester_keeps_chance"]),
             resolve_before_cost_triggers=bool(pol["resolve_before_cost_triggers"]),
+            shortcut_calls=frozenset(c.lower() for c in pol.get("shortcut_calls", [])),
         )
         self.trigger_order = CoreTriggerOrder()
         self.permissions = NarrowestScopeWins()
