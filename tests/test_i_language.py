@@ -556,6 +556,10 @@ def test_the_board_shows_costs_and_card_states() -> None:
     assert (alice["deck_cost"], alice["total_cost"]) == (900, 1200)
     assert (bob["deck_cost"], bob["total_cost"]) == (820, 1070)
     assert {c["state"] for c in bob["camp"]} == {"destroyed"}
+    assert bob["destroyed"] == ["bob:idol", "bob:pawn", "bob:squire"]
+    assert bob["magic_declared"] == ["bob:fire", "bob:storm"] and alice["magic_unused"] == []
+    assert alice["standing"] == ["alice:maiko[60/70]", "alice:golem[30/170]",
+                                 "alice:hope[50/90]"]
 
 
 def test_the_cli_simulates_i_language_games_the_judge_accepts(tmp_path: Path) -> None:

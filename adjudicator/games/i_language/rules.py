@@ -528,8 +528,13 @@ class ILanguageRules:
                      "ability_used": c.used, "attacked_turn": c.attacked_turn}
                     for c in deck if c.normal
                 ],
-                "magic": [{"card": c.ref, "cost": c.d.cost, "declared": c.used}
-                          for c in deck if not c.normal],
+                # The same, as lists of card references (what a text board prints):
+                "standing": [f"{c.ref}[{c.attack}/{c.durability}]" for c in deck
+                             if c.standing],
+                "destroyed": [c.ref for c in deck if c.state == "destroyed"],
+                "removed": [c.ref for c in deck if c.state == "removed"],
+                "magic_declared": [c.ref for c in deck if not c.normal and c.used],
+                "magic_unused": [c.ref for c in deck if not c.normal and not c.used],
                 "deck_cost": self.deck_cost(p),
                 "total_cost": self.total_cost(p),
             }
