@@ -661,6 +661,8 @@ class _Resolving:
         self.triggers: list[TriggerSpec] = []
         self.key_dest = "graveyard"
         self.fizzled = False
+        self.why: list[str] = []
+        """Why a step had no effect, in a judge's words (quoted when the log disagrees)."""
         self.sizes_used: dict[str, list[str]] = {}
         """Damage dealt by a size: the player hit -> the size's computation, step by step."""
 
@@ -1030,6 +1032,9 @@ class _Resolving:
                 if not any(e.op == "negate" for e in self.line.effects or []):
                     return
             elif mine < theirs:
+                self.why.append(
+                    f"the Counter's key card number {mine} is lower than {target.id}'s key "
+                    f"card number {theirs}, so {target.id} is not negated")
                 return
         self.emit(op="negate", request=target.id)
         claims = self.line.effects
@@ -1194,9 +1199,10 @@ class _Resolving:
                                                partial[0]["op"]])
             self._apply_as_played(extra, unmatched)
             return
+        why = f": {'; '.join(self.why)}" if self.why else ""
         self.rep("legality.effect-mismatch", "bp4.3.3",
-                 f"The recorded effects of {self.req.action.name} differ from the rules'.",
-                 expected=unmatched or None, actual=extra or None)
+                 f"The recorded effects of {self.req.action.name} differ from the rules'{why}.",
+                 expected=unmatched or "no such effect", actual=extra or "left out")
         self._apply_as_played(extra, unmatched)
 
     def _apply_as_played(self, extra: list[dict[str, Any]],
