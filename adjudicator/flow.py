@@ -204,6 +204,12 @@ class CoreFlow:
         # A decision line: whatever the log left out before it is taken as done.
         self.expected.clear()
         if self.result is not None and not isinstance(line, GameEnded):
+            # The table never recorded the end: the complete log does not invent it either,
+            # so the log and its normalized form are ruled alike.
+            for item in reversed(self.complete):
+                if isinstance(item, Derived) and item.model is GameEnded:
+                    item.omitted = True
+                    break
             self.complete.append(line)
             self.report(
                 "order.win-check-missed", "core[9]",
@@ -273,6 +279,8 @@ class CoreFlow:
                 self._bind(d.req, line.request)
             if isinstance(line, Stage) and d.req is not None:
                 d.req.staged_in_log = True
+            if isinstance(line, GameEnded):
+                self.recorded_end = line  # the table recorded the end the rules gave
             return True
         if isinstance(line, Stage | Discard):
             other = next((d for d in self.expected if d.req is not None
