@@ -6,7 +6,9 @@ all drive :class:`~adjudicator.flow.CoreFlow`; none of them re-implements a rule
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import gc
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,8 +109,26 @@ def start_flow(first: LogLine | LineError, line_no: int = 1) -> CoreFlow:
     return flow
 
 
+@contextmanager
+def _few_collections() -> Iterator[None]:
+    """Judging allocates many small objects that all live until the report: the cyclic
+    garbage collector's young-generation passes find nothing to free and cost about a
+    quarter of the time, so they run less often while a log is judged."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], 100_000), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def judge_lines(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
     """Judge a parsed log; malformed lines become ``log.malformed`` findings."""
+    with _few_collections():
+        return _judge(items)
+
+
+def _judge(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
     it = iter(items)
     try:
         no, first = next(it)

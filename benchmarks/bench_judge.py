@@ -65,8 +65,8 @@ def main() -> None:
         for m in matches:
             judge_lines(iter_lines(m))
 
-    t_loads = best_of(3, loads_all)
-    t_judge = best_of(3, judge_all)
+    t_loads = best_of(5, loads_all)
+    t_judge = best_of(5, judge_all)
     print(f"json.loads : {total / t_loads:12,.0f} events/s")
     print(f"judge      : {total / t_judge:12,.0f} events/s")
     print(f"judge cost : {t_judge / t_loads:.2f} x json.loads of the same lines")

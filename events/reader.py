@@ -52,34 +52,46 @@ def parse_line(text: str | bytes, line_no: int) -> LogLine | LineError:
     try:
         return _validate_json(text)  # type: ignore[no-any-return]
     except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        first = errors[0]
-        if first["type"] == "json_invalid":
-            return LineError(line_no, "(json)", f"not valid JSON: {first['msg']}")
-        if first["type"] == "model_type" or first["type"] == "model_attributes_type":
-            return LineError(line_no, "(line)", "a line must be a JSON object")
-        if first["type"] in ("union_tag_not_found", "union_tag_invalid"):
-            return LineError(line_no, "type", first["msg"])
-        field = _field_of(first)
-        msg = first["msg"]
-        if first["type"] == "extra_forbidden":
-            msg = "unknown field (vendor extensions belong under 'x')"
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        return LineError(line_no, field, msg + more)
+        return _line_error(exc, text, line_no)
+
+
+def _line_error(exc: ValidationError, text: str | bytes, line_no: int) -> LineError:
+    """Name the line and the field a validation error is about."""
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    if first["type"] == "json_invalid":
+        if isinstance(text, bytes):
+            try:
+                text.decode("utf-8")
+            except UnicodeDecodeError as bad:
+                return LineError(line_no, "(encoding)", f"not UTF-8: {bad.reason}")
+        return LineError(line_no, "(json)", f"not valid JSON: {first['msg']}")
+    if first["type"] == "model_type" or first["type"] == "model_attributes_type":
+        return LineError(line_no, "(line)", "a line must be a JSON object")
+    if first["type"] in ("union_tag_not_found", "union_tag_invalid"):
+        return LineError(line_no, "type", first["msg"])
+    field = _field_of(first)
+    msg = first["msg"]
+    if first["type"] == "extra_forbidden":
+        msg = "unknown field (vendor extensions belong under 'x')"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return LineError(line_no, field, msg + more)
 
 
 def iter_lines(source: Iterable[bytes | str]) -> Iterator[tuple[int, LogLine | LineError]]:
-    """Yield ``(line number, event or error)`` for each non-blank physical line."""
+    """Yield ``(line number, event or error)`` for each non-blank physical line.
+
+    Bytes go to the validator as they are (it checks the UTF-8 itself): the judge's
+    reading costs little more than parsing the JSON.
+    """
+    validate = _validate_json
     for no, raw in enumerate(source, start=1):
-        if isinstance(raw, bytes):
-            try:
-                raw = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield no, LineError(no, "(encoding)", f"not UTF-8: {exc.reason}")
-                continue
-        if not raw.strip():
+        if not raw or raw.isspace():
             continue
-        yield no, parse_line(raw, no)
+        try:
+            yield no, validate(raw)
+        except ValidationError as exc:
+            yield no, _line_error(exc, raw, no)
 
 
 def read_log(path: Path) -> list[tuple[int, LogLine | LineError]]:

@@ -23,7 +23,6 @@ fixed count) · ``discard_to_hand_limit`` (choice ``discard``) · ``fog_to_grave
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -367,21 +366,22 @@ class BlackPokerRules:
                 rep("legality.key-card-invalid", "bp4.3.1",
                     f"{', '.join(keys)} does not meet {action.name}'s key-card condition.",
                     expected=self._pattern_text(patterns), actual=keys)
-            used: Counter[str] = Counter()
+            used: dict[str, int] = {}
             for k in keys:
-                used[k] += 1
+                used[k] = used.get(k, 0) + 1
                 if k != UNKNOWN and not self._hand_has(board, k, used[k]):
                     rep("legality.key-card-invalid", "bp4.3.1",
                         f"{k} is not in {player}'s hand.", actual=k)
         # Costs.
-        want = Counter(a.get("cost") or "")
-        got = Counter(c.kind for c in line.costs)
+        want = "".join(sorted(a.get("cost") or ""))
+        got = "".join(sorted(c.kind for c in line.costs))
         if want != got:
             rep("legality.cost-unpaid", "bp4.3.1.1",
                 f"{action.name} costs ${a.get('cost') or 'nothing'}.",
-                expected="".join(sorted(want.elements())) or None,
-                actual="".join(sorted(got.elements())) or None)
-        discards: Counter[str] = Counter(keys)
+                expected=want or None, actual=got or None)
+        discards: dict[str, int] = {}
+        for k in keys:
+            discards[k] = discards.get(k, 0) + 1
         drive_seen: set[str] = set()
         lost = 0
         for c in line.costs:
@@ -411,7 +411,7 @@ class BlackPokerRules:
             elif c.kind == "D":
                 parts = split_ref(c.ref)
                 card = parts[1] if parts else c.ref
-                discards[card] += 1
+                discards[card] = discards.get(card, 0) + 1
                 if parts is None or parts[0] != player:
                     rep("legality.cost-unpaid", "bp4.3.1.1",
                         f"{c.ref} is not a card of {player}.", actual=c.ref)
@@ -450,7 +450,7 @@ class BlackPokerRules:
                 if parts is None or parts[0] != player:
                     rep("legality.choice-invalid", "bp6.2",
                         f"{card_ref} is not a card of {player}.", actual=card_ref)
-                elif not self._hand_has(board, parts[1], discards[parts[1]] + 1):
+                elif not self._hand_has(board, parts[1], discards.get(parts[1], 0) + 1):
                     rep("legality.choice-invalid", "bp6.2",
                         f"{parts[1]} is not in {player}'s hand.", actual=card_ref)
         return out
