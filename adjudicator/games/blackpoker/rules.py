@@ -24,11 +24,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
-
-import yaml
 
 from adjudicator.findings import Finding, finding
 from adjudicator.game import (
@@ -41,6 +37,7 @@ from adjudicator.game import (
 )
 from adjudicator.games.blackpoker.board import Character, Modifier, PlayerBoard
 from adjudicator.games.blackpoker.cards import UNKNOWN, Card, parse_card, split_ref
+from adjudicator.games.common import deck_out, load_edition_data, unknown_decks
 from adjudicator.policies import CoreTriggerOrder, NarrowestScopeWins
 
 if TYPE_CHECKING:
@@ -52,16 +49,9 @@ FORMATS = ("lite",)
 SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
-@lru_cache(maxsize=4)
 def load_edition(edition: str) -> dict[str, Any]:
-    """The edition pack shipped in the package (never read from outside it)."""
-    text = (
-        resources.files("adjudicator.games.blackpoker")
-        .joinpath("data", f"edition-{edition}.yaml")
-        .read_text(encoding="utf-8")
-    )
-    data: dict[str, Any] = yaml.safe_load(text)
-    return data
+    """The edition data shipped in the package (never read from outside it)."""
+    return load_edition_data("adjudicator.games.blackpoker", edition)
 
 
 @dataclass(slots=True)
@@ -604,26 +594,11 @@ class BlackPokerRules:
     # ------------------------------------------------------------------ [9] win/lose
     def win_check(self, flow: CoreFlow) -> GameResult | None:
         """A player whose deck (life) has 0 cards loses; both at 0 by edition policy."""
-        empty = [p for p in flow.players if self.boards[p].deck == []]
-        if not empty:
-            return None
-        if len(empty) == len(flow.players):
-            if self.pol["both_empty"] == "draw":
-                return GameResult("draw", None, "deck_out")
-            tp = flow.turn_player
-            others = [p for p in flow.players if p != tp]
-            return GameResult("win", others[0], "deck_out")
-        alive = [p for p in flow.players if p not in empty]
-        if len(alive) == 1:
-            return GameResult("win", alive[0], "deck_out")
-        return None
+        return deck_out(flow, self.boards, self.pol["both_empty"])
 
     def win_check_unknown(self, flow: CoreFlow) -> str | None:
         """Deck-out cannot be ruled while a player's deck (life) count is unknown."""
-        unknown = [p for p in flow.players if p in self.boards and self.boards[p].deck is None]
-        if not unknown:
-            return None
-        return f"the {self.deck_zone} count of {', '.join(unknown)} is not known from the log"
+        return unknown_decks(flow.players, self.boards, self.deck_zone)
 
     def on_roll(self, flow: CoreFlow, line: Roll) -> None:
         """BlackPoker uses no dice: a roll is recorded and changes nothing."""

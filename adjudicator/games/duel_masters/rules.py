@@ -23,11 +23,7 @@ of an effect: the rest of the effect is not carried out.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
-
-import yaml
 
 from adjudicator.findings import Finding, finding
 from adjudicator.game import (
@@ -38,6 +34,7 @@ from adjudicator.game import (
     TriggerSpec,
     UnsupportedRules,
 )
+from adjudicator.games.common import deck_out, load_edition_data, unknown_decks
 from adjudicator.games.duel_masters.board import Board, Creature, ManaCard
 from adjudicator.games.duel_masters.cards import (
     UNKNOWN,
@@ -58,16 +55,9 @@ if TYPE_CHECKING:
 EDITIONS = ("1.47",)
 
 
-@lru_cache(maxsize=2)
 def load_edition(edition: str) -> dict[str, Any]:
     """The edition data shipped in the package (never read from outside it)."""
-    text = (
-        resources.files("adjudicator.games.duel_masters")
-        .joinpath("data", f"edition-{edition}.yaml")
-        .read_text(encoding="utf-8")
-    )
-    data: dict[str, Any] = yaml.safe_load(text)
-    return data
+    return load_edition_data("adjudicator.games.duel_masters", edition)
 
 
 def card_of(ref: str) -> str:
@@ -607,24 +597,11 @@ class DuelMastersRules:
         """Direct attack (dm104.2a), library out (dm104.2b): at once."""
         if self.outcome is not None:
             return self.outcome
-        out = self.decked()
-        if not out:
-            return None
-        alive = [p for p in flow.players if p not in out]
-        if not alive:  # open in the seed: the edition data says (docs/duel_masters.md)
-            if self.pol["both_decks_out"] == "draw":
-                return GameResult("draw", None, "deck_out")
-            tp = flow.turn_player
-            return GameResult("win", next(p for p in flow.players if p != tp), "deck_out")
-        if len(alive) == 1:
-            return GameResult("win", alive[0], "deck_out")
-        return None
+        # Both out at once is open in the seed: the edition data says (docs/duel_masters.md).
+        return deck_out(flow, self.boards, self.pol["both_decks_out"])
 
     def win_check_unknown(self, flow: CoreFlow) -> str | None:
-        unknown = [p for p in flow.players if p in self.boards and self.boards[p].deck is None]
-        if not unknown:
-            return None
-        return f"the deck count of {', '.join(unknown)} is not known from the log"
+        return unknown_decks(flow.players, self.boards, "deck")
 
     def on_roll(self, flow: CoreFlow, line: Roll) -> None:
         """Duel Masters uses no dice: a roll is recorded and changes nothing."""

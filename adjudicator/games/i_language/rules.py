@@ -25,11 +25,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
-
-import yaml
 
 from adjudicator.findings import Finding, finding
 from adjudicator.game import (
@@ -40,6 +36,7 @@ from adjudicator.game import (
     TriggerSpec,
     UnsupportedRules,
 )
+from adjudicator.games.common import load_edition_data
 from adjudicator.policies import CoreTriggerOrder
 
 if TYPE_CHECKING:
@@ -58,16 +55,9 @@ R_DURABILITY = "il.耐久力"
 R_CARD = "il.カード"
 
 
-@lru_cache(maxsize=2)
 def load_edition(edition: str) -> dict[str, Any]:
     """The edition data shipped in the package (never read from outside it)."""
-    text = (
-        resources.files("adjudicator.games.i_language")
-        .joinpath("data", f"edition-{edition}.yaml")
-        .read_text(encoding="utf-8")
-    )
-    data: dict[str, Any] = yaml.safe_load(text)
-    return data
+    return load_edition_data("adjudicator.games.i_language", edition)
 
 
 Kind = Literal["normal", "magic"]
