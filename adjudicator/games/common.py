@@ -56,3 +56,26 @@ def unknown_decks(players: Iterable[str], boards: Mapping[str, HasDeck], zone: s
     if not unknown:
         return None
     return f"the {zone} count of {', '.join(unknown)} is not known from the log"
+
+
+def effect_fits(ours: Mapping[str, Any], theirs: Mapping[str, Any]) -> bool:
+    """A claimed primitive effect matches one the rules computed when every field the claim
+    gives agrees; a card the log does not show (``?`` or ``owner:?``) matches any face."""
+    for k, v in theirs.items():
+        if k not in ours:
+            return False
+        o = ours[k]
+        if isinstance(v, list) and isinstance(o, list):
+            if len(v) != len(o) or not all(_same_face(a, b) for a, b in zip(o, v, strict=True)):
+                return False
+        elif not _same_face(o, v):
+            return False
+    return True
+
+
+def _same_face(a: Any, b: Any) -> bool:
+    if a == b:
+        return True
+    if isinstance(a, str) and isinstance(b, str):
+        return a.endswith(":?") or b.endswith(":?") or a == "?" or b == "?"
+    return False

@@ -37,7 +37,12 @@ from adjudicator.game import (
 )
 from adjudicator.games.blackpoker.board import Character, Modifier, PlayerBoard
 from adjudicator.games.blackpoker.cards import UNKNOWN, Card, parse_card, split_ref
-from adjudicator.games.common import deck_out, load_edition_data, unknown_decks
+from adjudicator.games.common import (
+    deck_out,
+    effect_fits,
+    load_edition_data,
+    unknown_decks,
+)
 from adjudicator.policies import CoreTriggerOrder, NarrowestScopeWins
 
 if TYPE_CHECKING:
@@ -1143,7 +1148,7 @@ class _Resolving:
         unmatched = list(ours)
         extra = []
         for t in theirs:
-            hit = next((o for o in unmatched if _effect_fits(o, t)), None)
+            hit = next((o for o in unmatched if effect_fits(o, t)), None)
             if hit is None:
                 extra.append(t)
             else:
@@ -1233,25 +1238,3 @@ class _Resolving:
                     b.graveyard.append(top)
                 else:
                     b.add_to_hand(top)
-
-
-def _effect_fits(ours: dict[str, Any], theirs: dict[str, Any]) -> bool:
-    """A claimed effect matches ours when every field it gives agrees (``?`` = any face)."""
-    for k, v in theirs.items():
-        if k not in ours:
-            return False
-        o = ours[k]
-        if isinstance(v, list) and isinstance(o, list):
-            if len(v) != len(o) or not all(_same_face(a, b) for a, b in zip(o, v, strict=True)):
-                return False
-        elif not _same_face(o, v):
-            return False
-    return True
-
-
-def _same_face(a: Any, b: Any) -> bool:
-    if a == b:
-        return True
-    if isinstance(a, str) and isinstance(b, str):
-        return a.endswith(":?") or b.endswith(":?") or a == UNKNOWN or b == UNKNOWN
-    return False

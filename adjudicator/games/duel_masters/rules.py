@@ -34,7 +34,12 @@ from adjudicator.game import (
     TriggerSpec,
     UnsupportedRules,
 )
-from adjudicator.games.common import deck_out, load_edition_data, unknown_decks
+from adjudicator.games.common import (
+    deck_out,
+    effect_fits,
+    load_edition_data,
+    unknown_decks,
+)
 from adjudicator.games.duel_masters.board import Board, Creature, ManaCard
 from adjudicator.games.duel_masters.cards import (
     UNKNOWN,
@@ -1102,7 +1107,7 @@ class _Resolving:
         unmatched = list(self.effects)
         extra: list[dict[str, Any]] = []
         for t in theirs:
-            hit = next((o for o in unmatched if _effect_fits(o, t)), None)
+            hit = next((o for o in unmatched if effect_fits(o, t)), None)
             if hit is None:
                 extra.append(t)
             else:
@@ -1182,27 +1187,6 @@ class _Resolving:
                     else:
                         self.r.boards[c.owner].graveyard.append(card_of(ref))
 
-
-def _effect_fits(ours: dict[str, Any], theirs: dict[str, Any]) -> bool:
-    """A claimed effect matches ours when every field it gives agrees (``?`` = any face)."""
-    for k, v in theirs.items():
-        if k not in ours:
-            return False
-        o = ours[k]
-        if isinstance(v, list) and isinstance(o, list):
-            if len(v) != len(o) or not all(_same(a, b) for a, b in zip(o, v, strict=True)):
-                return False
-        elif not _same(o, v):
-            return False
-    return True
-
-
-def _same(a: Any, b: Any) -> bool:
-    if a == b:
-        return True
-    if isinstance(a, str) and isinstance(b, str):
-        return a.endswith(":?") or b.endswith(":?")
-    return False
 
 
 def rules_factory(header: MatchStarted, edition: str) -> DuelMastersRules:
