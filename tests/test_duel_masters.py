@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from adjudicator.flow import CoreFlow
 from adjudicator.games.duel_masters.rules import DuelMastersRules
 from adjudicator.games.duel_masters.simulate import sample_cards, simulate_game
-from adjudicator.judge import JudgeInputError, Report, judge_lines, normalize_lines, start_flow
+from adjudicator.judge import JudgeInputError, judge_lines, normalize_lines, start_flow
 from events.models import (
     Effect,
     GameEnded,
@@ -33,26 +33,13 @@ from events.models import (
     Resolve,
     Trigger,
 )
+from tests.logtools import Log, errors, judge, renumber
 
 GAMES = 300
 DERIVED = {"chance_moved", "turn_started", "game_ended"}
 
-Log = list[LogLine]
-
 
 # ---------------------------------------------------------------------------- helpers
-def renumber(lines: Log) -> Log:
-    return [line.model_copy(update={"seq": i, "hash": None}) for i, line in enumerate(lines, 1)]
-
-
-def judge(lines: Log) -> Report:
-    return judge_lines(enumerate(renumber(lines), 1))
-
-
-def errors(report: Report) -> list[tuple[str, int]]:
-    return [(f.code, f.seq) for f in report.findings if f.severity == "error"]
-
-
 def sparse(lines: Log) -> Log:
     """The players' lines only (and the trigger lines, which name the pending effects)."""
     return renumber([line for line in lines if line.type not in DERIVED])
@@ -402,7 +389,6 @@ def test_play_goes_on_after_the_game_is_decided(sparse_pool: list[Log]) -> None:
         assert_first_error(broken, "order.win-check-missed", len(broken))
         seen.add(report.result["reason"])
     assert seen == {"deck_out", "direct_attack"}
-
 
 
 def test_every_duel_masters_rule_cited_has_a_statement() -> None:

@@ -25,37 +25,20 @@ from hypothesis import strategies as st
 from adjudicator.flow import CoreFlow
 from adjudicator.games.i_language.rules import ILanguageRules
 from adjudicator.games.i_language.simulate import simulate_game
-from adjudicator.judge import JudgeInputError, Report, judge_file, judge_lines, normalize_lines
-from events.models import GameEnded, LogLine, MatchStarted, Request, Resolve, Roll
+from adjudicator.judge import JudgeInputError, Report, judge_file, normalize_lines
+from events.models import GameEnded, MatchStarted, Request, Resolve, Roll
 from events.reader import read_log
+from tests.logtools import Log, errors, identity, judge, renumber
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "rulings" / "i_language"
 GAMES = 300
 DERIVED = {"turn_started", "chance_moved", "trigger"}
 
-Log = list[LogLine]
 PROPERTY = settings(max_examples=20, deadline=None)
 
 
 # ---------------------------------------------------------------------------- helpers
-def renumber(lines: Log) -> Log:
-    return [line.model_copy(update={"seq": i, "hash": None}) for i, line in enumerate(lines, 1)]
-
-
-def judge(lines: Log) -> Report:
-    return judge_lines(enumerate(renumber(lines), 1))
-
-
-def errors(report: Report) -> list[tuple[str, int]]:
-    return [(f.code, f.seq) for f in report.findings if f.severity == "error"]
-
-
-def identity(line: LogLine) -> str:
-    return json.dumps(line.model_dump(mode="json", exclude={"seq", "hash"}, exclude_none=True),
-                      sort_keys=True)
-
-
 def sparse(lines: Log) -> Log:
     """The players' decisions (and the recorded end): every derivable line left out."""
     return renumber([line for line in lines if line.type not in DERIVED])

@@ -22,10 +22,10 @@ PLAYERS = ("alice", "bob")
 
 def long_match(turns: int = 12, passes_per_turn: int = 40) -> list[str]:
     """A legal 9.0 match of ``turns`` turns: pass rounds, End, Charge, Draw, repeated."""
-    header = {"type": "match_started", "match_id": "long-1", "game": "blackpoker",
+    header: dict[str, Any] = {"type": "match_started", "match_id": "long-1", "game": "blackpoker",
               "rules": "blackpoker/9.0", "format": "lite", "players": list(PLAYERS),
               "deck_sizes": {"alice": 40, "bob": 40}, "log_format": 1}
-    start = {"type": "game_started", "first_player": "alice",
+    start: dict[str, Any] = {"type": "game_started", "first_player": "alice",
              "presets": {p: {"bulwark": f"{p}:?", "soldier": f"{p}:?"} for p in PLAYERS}}
     body: list[dict[str, Any]] = []
     for t in range(turns):

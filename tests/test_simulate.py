@@ -15,7 +15,6 @@ lines follow from the mistake as the judge derives them.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections import Counter
@@ -29,7 +28,7 @@ from hypothesis import strategies as st
 
 from adjudicator.findings import CODES
 from adjudicator.flow import SYSTEM, CoreFlow
-from adjudicator.judge import Report, judge_file, judge_lines, normalize_lines, start_flow
+from adjudicator.judge import judge_file, judge_lines, normalize_lines, start_flow
 from adjudicator.simulate import (
     SimulationError,
     dump_log,
@@ -50,6 +49,7 @@ from events.models import (
 )
 from events.reader import iter_lines, read_log, verify_chain
 from events.store import open_recorder
+from tests.logtools import Log, errors, identity, judge, renumber
 
 EDITIONS = ("6.1", "9.0")
 GAMES_PER_EDITION = 150
@@ -60,28 +60,8 @@ DIRECT_ACTIONS = {
 TRIGGERED_ACTIONS = {"charge", "draw", "block", "damage_judge", "next_generation"}
 DERIVED = {"chance_moved", "discard", "turn_started", "game_ended"}
 
-Log = list[LogLine]
-
 
 # ---------------------------------------------------------------------------- helpers
-def renumber(lines: Log) -> Log:
-    return [line.model_copy(update={"seq": i, "hash": None}) for i, line in enumerate(lines, 1)]
-
-
-def judge(lines: Log) -> Report:
-    return judge_lines(enumerate(renumber(lines), 1))
-
-
-def errors(report: Report) -> list[tuple[str, int]]:
-    return [(f.code, f.seq) for f in report.findings if f.severity == "error"]
-
-
-def identity(line: LogLine) -> str:
-    """A line without its position: what it says, not where it stands."""
-    return json.dumps(line.model_dump(mode="json", exclude={"seq", "hash"}, exclude_none=True),
-                      sort_keys=True)
-
-
 def sparse(lines: Log) -> tuple[Log, list[int]]:
     """Drop every line the rules derive; return the sparse log and, for each of its lines,
     the index of the same line in ``lines``.
