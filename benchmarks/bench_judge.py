@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adjudicator.judge import judge_lines  # noqa: E402
 from adjudicator.simulate import simulate_game  # noqa: E402
-from events.reader import dump_line, iter_lines  # noqa: E402
+from events.models import LogLine  # noqa: E402
+from events.reader import LineError, dump_line, iter_lines  # noqa: E402
 from events.store import open_recorder  # noqa: E402
 
 
@@ -71,16 +72,18 @@ def main() -> None:
     print(f"judge      : {total / t_judge:12,.0f} events/s")
     print(f"judge cost : {t_judge / t_loads:.2f} x json.loads of the same lines")
 
-    parsed = [[line for _, line in iter_lines(m)] for m in matches]
+    parsed: list[list[LogLine]] = [
+        [line for _, line in iter_lines(m) if not isinstance(line, LineError)] for m in matches
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         raw = sqlite3.connect(str(Path(tmp) / "raw.db"))
         raw.execute("create table lines (match text, seq integer, type text, body text,"
                     " primary key (match, seq))")
 
         t0 = time.perf_counter()
-        for m, lines in zip(matches, parsed, strict=True):
+        for m, logged in zip(matches, parsed, strict=True):
             rows = [(f"m{id(m)}", line.seq, line.type, s)
-                    for line, s in zip(lines, m, strict=True)]
+                    for line, s in zip(logged, m, strict=True)]
             with raw:
                 raw.executemany("insert into lines values (?, ?, ?, ?)", rows)
         t_raw = time.perf_counter() - t0
@@ -88,8 +91,8 @@ def main() -> None:
 
         recorder = open_recorder(str(Path(tmp) / "store.db"))
         t0 = time.perf_counter()
-        for lines in parsed:
-            recorder.record(lines)
+        for logged in parsed:
+            recorder.record(logged)
         t_rec = time.perf_counter() - t0
     print(f"raw sqlite3: {total / t_raw:12,.0f} events/s")
     print(f"record     : {total / t_rec:12,.0f} events/s")
