@@ -645,6 +645,10 @@ class _Resolving:
         """Why a step had no effect, in a judge's words (quoted when the log disagrees)."""
         self.sizes_used: dict[str, list[str]] = {}
         """Damage dealt by a size: the player hit -> the size's computation, step by step."""
+        self.claims: list[dict[str, Any]] = [
+            {"op": e.op, **(e.model_extra or {})} for e in line.effects or []
+        ]
+        """The effects the log claims, as plain dicts (read many times, built once)."""
 
     def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
         self.findings.append(finding(code, self.line.seq, rule, msg, **kw))
@@ -888,8 +892,8 @@ class _Resolving:
                              "destroys the attacker cannot be checked.", severity="warning")
                     # Follow the table: the attacker died if the log moves one of its cards.
                     att_cards = {f"{att.owner}:{c}" for c in att.cards}
-                    kills = any(e.op == "move" and e.model_dump().get("card") in att_cards
-                                for e in self.line.effects or [])
+                    kills = any(e.get("op") == "move" and e.get("card") in att_cards
+                                for e in self.claims)
                 else:
                     n = _number(card)
                     kills = n == 0 or n in att.ranks()
@@ -941,20 +945,18 @@ class _Resolving:
         if self.line.effects is None:
             return False
         refs = {f"{ch.owner}:{c}" for c in ch.cards} | {f"{ch.owner}:{UNKNOWN}"}
-        return not any(e.op == "move" and e.model_dump().get("from") == "field"
-                       and e.model_dump().get("card") in refs for e in self.line.effects)
+        return not any(e.get("op") == "move" and e.get("from") == "field"
+                       and e.get("card") in refs for e in self.claims)
 
     def _claimed_cards(self, op: str, player: str | None = None) -> list[str] | None:
-        for e in self.line.effects or []:
-            d = e.model_dump()
+        for d in self.claims:
             if d.get("op") == op and (player is None or d.get("player") == player):
                 cards = d.get("cards")
                 return [str(c) for c in cards] if isinstance(cards, list) else None
         return None
 
     def _claimed_reveal(self, ref: str) -> str | None:
-        for e in self.line.effects or []:
-            d = e.model_dump()
+        for d in self.claims:
             if d.get("op") == "reveal" and d.get("character") == ref and d.get("card"):
                 return _card_of(str(d["card"]))
         return None
@@ -1019,7 +1021,7 @@ class _Resolving:
         self.emit(op="negate", request=target.id)
         claims = self.line.effects
         if claims is not None and not any(
-                e.op == "negate" and e.model_dump().get("request") == target.id for e in claims):
+                e.get("op") == "negate" and e.get("request") == target.id for e in self.claims):
             return  # the table did not negate it: reported with the claims, the game goes on
         self.flow.negate(target.id)
         owner = target.controller
@@ -1071,7 +1073,7 @@ class _Resolving:
         """世代交代: mill until a Joker/A/J/Q/K appears; that card goes to hand."""
         player = self.req.controller
         b = self.r.boards[player]
-        claimed = [e.model_dump() for e in self.line.effects or []]
+        claimed = self.claims
         if b.deck is not None and UNKNOWN not in b.deck:
             while b.deck:
                 card = b.deck.pop(0)
@@ -1117,7 +1119,6 @@ class _Resolving:
                 elif dest == "fog":
                     b.fog.append(card)
         self._compare_claims()
-        name = self.req.action.name
         after = self.r.after.get(self.req.action.id)
         if after and not self.fizzled and after["action"] != "block":
             ctl = self.flow.turn_player if self.r.actions[after["action"]].data.get(
@@ -1125,7 +1126,6 @@ class _Resolving:
             self.triggers.append(TriggerSpec(after["action"], self.req.id, ctl or controller))
         elif after and after["action"] == "block":
             pass  # added by designate_attackers when there is an attacker
-        del name
         return Resolution(
             result="fizzled" if self.fizzled else "resolved",
             effects=self.effects, findings=self.findings, triggers=self.triggers,
@@ -1136,7 +1136,7 @@ class _Resolving:
         if claims is None:
             return
         ours = [e for e in self.effects if e["op"] != "reveal"]
-        theirs = [e.model_dump() for e in claims if e.op != "reveal"]
+        theirs = [e for e in self.claims if e.get("op") != "reveal"]
         keymoves = [t for t in theirs if t.get("op") == "move" and t.get("from") == "stage"]
         theirs = [t for t in theirs if t not in keymoves]
         for t in keymoves:
