@@ -504,6 +504,20 @@ class CoreFlow:
                 return  # the instant request now waits for its resolve line
             elif step == AFTER_NORMAL_REQUEST:
                 self._after_normal_request()
+        self._settle()
+
+    def _settle(self) -> None:
+        """Nothing is pending and no instant waits: a game whose step ends by itself once
+        nothing is pending moves on here (the optional ``settle`` hook of the rules,
+        :class:`~adjudicator.game.SettlingRules`); games without it: nothing happens."""
+        settle = getattr(self.rules, "settle", None)
+        if settle is None or self.buffer or self.awaiting_instant is not None \
+                or self.result is not None:
+            return
+        specs: list[TriggerSpec] = settle(self)
+        if specs:
+            self.add_triggers(specs)
+            self.run_trigger_check()
 
     def _after_normal_request(self) -> None:
         """D4: by edition, the requester keeps the chance or passes automatically."""

@@ -129,3 +129,15 @@ class GameRules(Protocol):
     def board(self, flow: CoreFlow) -> dict[str, Any]: ...
 
     def notes(self) -> list[str]: ...
+
+
+class SettlingRules(Protocol):
+    """An optional hook of a rules module (the core flow looks it up; a game without it
+    keeps the flow's behaviour).
+
+    ``settle`` is called whenever nothing is pending and no instant request waits for its
+    resolution. A game whose step ends by itself once nothing is pending (an end step whose
+    pending effects the log went on without) moves the game on here; it returns the
+    requests that triggered (an empty list: nothing happens)."""
+
+    def settle(self, flow: CoreFlow) -> list[TriggerSpec]: ...

@@ -120,6 +120,8 @@ RULE_STATEMENTS: dict[str, str] = {
               "ability such as speed attacker lets it.",
     "dm§3": "A turn goes start, draw, mana charge, main, attack, end, in that order; an "
             "action of an earlier step cannot follow one of a later step.",
+    "dm§3.1": "The start step: the active player untaps their mana and creatures; 'at the "
+              "start of the turn' abilities trigger and wait as pending effects.",
     "dm§3.2": "The active player draws one card at the start of the turn, except on the "
               "first player's first turn.",
     "dm§3.3": "The active player may put one card from the hand into the mana zone, once "
@@ -129,6 +131,8 @@ RULE_STATEMENTS: dict[str, str] = {
     "dm§3.5": "An untapped creature attacks the opponent or one of their tapped creatures; "
               "an untapped blocker may block; battles go by power; an attack on a player "
               "breaks as many shields as the attacker's breaker count.",
+    "dm§3.6": "The end step: 'at the end of the turn' abilities trigger and wait as pending "
+              "effects; then 'until end of turn' effects end, and the next turn starts.",
 }
 
 

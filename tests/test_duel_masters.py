@@ -177,13 +177,14 @@ def test_bad_card_definitions_cannot_be_judged(pool: list[Log]) -> None:
 
 
 # ---------------------------------------------------------------------------- injected mistakes
-def pending_sites(lines: Log, first: str, later: str) -> list[tuple[int, int]]:
+def pending_sites(lines: Log, first: str, later: str,
+                  only: str | None = None) -> list[tuple[int, int]]:
     """(i, j): line i resolves a pending effect of kind ``first`` while one of kind ``later``
     waits and is resolved at line j > i. Kinds: 'priority', 'ap' (the active player's
-    ordinary pending effects), 'nap' (the other player's)."""
+    ordinary pending effects), 'nap' (the other player's); ``only``: of that action."""
     def kind(flow: CoreFlow, rid: str) -> str | None:
         req = flow.requests.get(rid)
-        if req is None:
+        if req is None or (only is not None and req.action.id != only):
             return None
         klass = req.action.data.get("class")
         if klass == "priority":
@@ -216,9 +217,12 @@ def move_before(lines: Log, i: int, j: int) -> Log:
 @pytest.fixture(scope="module")
 def sites(sparse_pool: list[Log]) -> dict[str, list[tuple[int, int, int]]]:
     """(game, i, j) where each kind of pending-effect mistake can be made."""
-    out: dict[str, list[tuple[int, int, int]]] = {"nap_first": [], "trigger_late": []}
+    out: dict[str, list[tuple[int, int, int]]] = {"nap_first": [], "trigger_late": [],
+                                                  "nap_end_first": []}
     for g, lines in enumerate(sparse_pool[:150]):
         out["nap_first"] += [(g, i, j) for i, j in pending_sites(lines, "ap", "nap")]
+        out["nap_end_first"] += [(g, i, j) for i, j in pending_sites(lines, "ap", "nap",
+                                                                     only="end_of_turn")]
         out["trigger_late"] += [(g, i, j) for i, j in pending_sites(lines, "priority", "ap")]
         out["trigger_late"] += [(g, i, j) for i, j in pending_sites(lines, "priority", "nap")]
     return out
@@ -474,3 +478,194 @@ def test_judge_reports_edited_logs_without_crashing(seed: int, sparse_form: bool
     report = judge(lines)
     assert all(f.code in CODES for f in report.findings)
     assert all(1 <= f.seq <= len(lines) for f in report.findings)
+
+
+# ---------------------------------------------------------------------------- start and end steps
+TURN_ABILITIES = ("start_of_turn", "end_of_turn")
+
+
+def test_turn_abilities_of_both_players_occur(pool: list[Log]) -> None:
+    """The simulator plays 'at the start / end of the turn' abilities of the active and the
+    non-active player, power changes until the end of the turn, and a static power change."""
+    seen: set[tuple[str, str]] = set()
+    static_battles = 0
+    for lines in pool[:150]:
+        flow = start_flow(lines[0])
+        for line in lines[1:]:
+            if isinstance(line, Trigger) and line.action in TURN_ABILITIES:
+                seen.add((line.action, "ap" if line.controller == flow.turn_player else "nap"))
+            if isinstance(line, Resolve) and line.request in flow.requests and \
+                    flow.requests[line.request].action.id == "block":
+                static_battles += any(c.card.opponent_power for c in dm(flow).creatures())
+            flow.feed(line)
+    assert seen == {(a, w) for a in TURN_ABILITIES for w in ("ap", "nap")}
+    assert static_battles > 0
+
+
+def test_power_changes_end_with_the_turn(pool: list[Log]) -> None:
+    """After every turn change no "until end of turn" change is in force; the end step's
+    pending effects all resolve before the next turn starts."""
+    for lines in pool[:60]:
+        flow = start_flow(lines[0])
+        turn = flow.turn
+        for line in lines[1:]:
+            before = {r.id for r in flow.buffer if r.action.id == "end_of_turn"}
+            flow.feed(line)
+            if flow.turn != turn:
+                turn = flow.turn
+                assert dm(flow).modifiers == [] and dm(flow).bans == []
+                assert before <= {line.request} if isinstance(line, Resolve) else not before
+            assert dm(flow).ending is None or flow.buffer or flow.result is not None
+
+
+def start_ability_sites(lines: Log) -> list[tuple[int, int, int]]:
+    """(j, d, k): line j resolves the last 'at the start of the turn' ability resolved
+    before the draw at line d; line k is the turn's first request after the draw (not
+    end_turn)."""
+    kinds = {line.request: line.action for line in lines if isinstance(line, Trigger)}
+    out = []
+    last_start = None
+    for i, line in enumerate(lines):
+        if isinstance(line, Resolve) and kinds.get(line.request) == "start_of_turn":
+            last_start = i
+        elif isinstance(line, Resolve) and kinds.get(line.request) == "draw" and last_start:
+            k = next((n for n in range(i + 1, len(lines))
+                      if isinstance(lines[n], Request)), None)
+            if k is not None and lines[k].action != "end_turn":  # type: ignore[union-attr]
+                out.append((last_start, i, k))
+            last_start = None
+        elif isinstance(line, Request):
+            last_start = None
+    return out
+
+
+@SETTINGS
+@given(data=st.data())
+def test_start_of_turn_ability_resolved_after_the_main_step_began(
+        sparse_pool: list[Log], data: st.DataObject) -> None:
+    """The table draws and starts its turn's requests while an 'at the start of the turn'
+    ability waits, and resolves the ability later: the draw went on while it was pending
+    (order.pending-effect-order), the first request missed it (order.trigger-missed)."""
+    sites = [(g, *s) for g, lines in enumerate(sparse_pool[:100])
+             for s in start_ability_sites(lines)]
+    assert sites, "the pool has start-of-turn abilities"
+    g, j, d, k = data.draw(st.sampled_from(sites))
+    lines = list(sparse_pool[g])
+    late = lines.pop(j)
+    lines.insert(k, late)  # after the request's resolve line (k - 1, k once j is gone)
+    found = errors(judge(lines))
+    assert found[0] == ("order.pending-effect-order", d), found[:4]
+    assert ("order.trigger-missed", k) in found
+    assert ("log.unknown-ref", k + 1) in found  # the late resolution names a dropped request
+
+
+@SETTINGS
+@given(data=st.data())
+def test_nap_end_of_turn_ability_before_the_active_players(
+        sparse_pool: list[Log], sites: dict[str, list[tuple[int, int, int]]],
+        data: st.DataObject) -> None:
+    """At the end step the active player's 'at the end of the turn' abilities resolve
+    before the other player's (dm101.4a)."""
+    assert sites["nap_end_first"], "the pool has end-of-turn abilities of both players"
+    g, i, j = data.draw(st.sampled_from(sites["nap_end_first"]))
+    lines = move_before(sparse_pool[g], i, j)
+    assert_first_error(lines, "order.pending-effect-order", i + 1)
+
+
+def kept_power_sites(lines: Log) -> list[tuple[int, int, int, list[dict[str, Any]]]]:
+    """(i, side, delta, effects): line i resolves a battle in which the creature on ``side``
+    (0 attacker, 1 defender) had a +delta power change that ended at an earlier end step;
+    ``effects`` are the rules' effects of that resolution."""
+    flow = start_flow(lines[0])
+    out = []
+    for i, line in enumerate(lines[1:], start=1):
+        kept: dict[str, int] = {}
+        if isinstance(line, Resolve):
+            r = dm(flow)
+            for c in r.creatures():
+                ups = [m.delta for m in r.expired_on(c) if m.delta > 0]
+                if ups:
+                    kept[c.ref] = ups[-1]
+        flow.feed(line)
+        if not kept:
+            continue
+        effects = dm(flow).effects_of.get(line.request, [])  # type: ignore[union-attr]
+        battle = next((e for e in effects if e["op"] == "battle"), None)
+        if battle is None:
+            continue
+        for side, ref in enumerate((battle["attacker"], battle["defender"])):
+            if ref in kept:
+                out.append((i, side, kept[ref], effects))
+                break
+    return out
+
+
+def test_power_change_kept_after_the_end_of_the_turn(pool: list[Log]) -> None:
+    """A battle fought with a +N power change that ended at an earlier end step is
+    precedence.value-mismatch (dm§3.6), the only finding of that resolution."""
+    done = 0
+    for lines in pool[:150]:
+        for i, side, delta, effects in kept_power_sites(lines)[:2]:
+            claimed = []
+            for e in effects:
+                if e["op"] == "battle":
+                    powers = list(e["powers"])
+                    powers[side] += delta
+                    e = {**e, "powers": powers}
+                claimed.append(Effect.model_validate(e))
+            line = lines[i]
+            broken = [*lines[:i], line.model_copy(update={"effects": claimed})]
+            report = judge(broken)
+            assert [(f.code, f.seq) for f in report.findings] == [
+                ("precedence.value-mismatch", i + 1)]
+            assert report.findings[0].rule == "dm§3.6"
+            done += 1
+    assert done >= 5, "the pool has battles after a power change ended"
+
+
+def test_forgotten_end_of_turn_ability_the_turn_still_passes(sparse_pool: list[Log]) -> None:
+    """The table goes on to the next turn without an end-of-turn ability: its draw is out
+    of order, the ability is missed at the next request, and the judge follows the table
+    into the next turn (no timing finding for the new turn player)."""
+    done = 0
+    for lines in sparse_pool[:120]:
+        for t, line in enumerate(lines[:-4]):
+            # end_turn resolved; its one end-of-turn ability; its resolution; the next
+            # turn's draw (no start-of-turn ability); a request.
+            after = lines[t + 1:t + 5]
+            if not (isinstance(line, Trigger) and line.action == "end_of_turn"
+                    and isinstance(lines[t - 1], Resolve)
+                    and isinstance(after[0], Resolve) and after[0].request == line.request
+                    and isinstance(after[1], Trigger) and after[1].action == "draw"
+                    and isinstance(after[3], Request)):
+                continue
+            broken = renumber([x for n, x in enumerate(lines) if n != t + 1])
+            found = errors(judge(broken))
+            # What the ability did at the table (a card from the deck, a power change) is
+            # missing from the edited log: later findings follow from that, not "order.".
+            assert [f for f in found if f[0].startswith("order.")][:3] == [
+                ("order.trigger-spurious", t + 2), ("order.pending-effect-order", t + 3),
+                ("order.trigger-missed", t + 4)], found[:5]
+            assert found[0] == ("order.trigger-spurious", t + 2)
+            assert not [c for c, _ in found if c.startswith("timing.")], found
+            done += 1
+            break
+    assert done >= 3
+
+
+def test_turn_ability_and_static_power_definitions_are_checked() -> None:
+    from adjudicator.games.duel_masters.cards import CardListError, parse_cards
+
+    cards = parse_cards({"seer": sample_cards()["seer"], "hexer": sample_cards()["hexer"]})
+    assert cards["seer"].effects("start_of_opponent_turn")[0].kind == "draw"
+    assert cards["hexer"].opponent_power == -1000
+    spell = {"type": "spell", "civ": "fire", "cost": 1, "spell": [{"draw": 1}]}
+    with pytest.raises(CardListError, match="end_of_turn: only a creature"):
+        parse_cards({"x": {**spell, "end_of_turn": [{"draw": 1}]}})
+    with pytest.raises(CardListError, match="opponent_power"):
+        parse_cards({"x": {**spell, "opponent_power": -1000}})
+    creature = {"type": "creature", "civ": "fire", "cost": 1, "power": 1000}
+    with pytest.raises(CardListError, match="opponent_power: expected a number"):
+        parse_cards({"x": {**creature, "opponent_power": "-1000"}})
+    with pytest.raises(CardListError, match="start_of_turn"):
+        parse_cards({"x": {**creature, "start_of_turn": {"draw": 1}}})

@@ -13,10 +13,14 @@ id alone when the deck holds one copy; a card reference in the log is ``<owner>:
 
 Fields: ``name``; ``type`` creature | spell; ``civ`` one civilisation or a list
 (multicolour); ``cost``; ``power`` (creatures); ``breaker`` (shields broken, 1 by default);
-``power_attacker`` (+power while attacking); flags ``blocker``, ``speed_attacker``,
-``s_trigger``, ``g_strike``, ``cannot_attack``, ``lock_new_attackers``; the replacement
-``instead_of_destroy`` (hand | mana | shield); abilities ``cip``, ``on_attack``,
-``on_break``, ``on_destroy`` and a spell's ``spell``: each a list of effects, one key each:
+``power_attacker`` (+power while attacking); ``opponent_power`` (a static ability: the
+opponent's creatures get ±n power while this creature is in the battle zone); flags
+``blocker``, ``speed_attacker``, ``s_trigger``, ``g_strike``, ``cannot_attack``,
+``lock_new_attackers``; the replacement ``instead_of_destroy`` (hand | mana | shield);
+abilities ``cip``, ``on_attack``, ``on_break``, ``on_destroy``, the turn abilities
+``start_of_turn`` / ``end_of_turn`` ("at the start / end of your turn") and
+``start_of_opponent_turn`` / ``end_of_opponent_turn`` ("at the start / end of each of your
+opponent's turns"), and a spell's ``spell``: each a list of effects, one key each:
 ``{"draw": n}``, ``{"mana": n}``, ``{"shield": n}``, ``{"destroy": {"max_power": n}}``,
 ``{"bounce": {"max_power": n}}``, ``{"tap": 1}``, ``{"power": ±n}``. At most one effect of an
 ability targets (destroy, bounce, tap, power).
@@ -31,7 +35,10 @@ UNKNOWN = "?"
 CIVS = ("light", "water", "darkness", "fire", "nature", "zero")
 FLAGS = ("blocker", "speed_attacker", "s_trigger", "g_strike", "cannot_attack",
          "lock_new_attackers")
-HOOKS = ("cip", "on_attack", "on_break", "on_destroy", "spell")
+TURN_HOOKS = ("start_of_turn", "start_of_opponent_turn", "end_of_turn", "end_of_opponent_turn")
+"""Creature abilities that trigger at the start step or the end step (dm§3.1, dm§3.6): of
+the controller's own turn, or of each of the opponent's turns."""
+HOOKS = ("cip", "on_attack", "on_break", "on_destroy", *TURN_HOOKS, "spell")
 COUNTED = ("draw", "mana", "shield")
 """Effects with a count: the controller draws / charges / adds shields from the deck top."""
 TARGETED = ("destroy", "bounce", "tap", "power")
@@ -75,6 +82,9 @@ class CardDef:
     power: int = 0
     breaker: int = 1
     power_attacker: int = 0
+    opponent_power: int = 0
+    """A static ability: the opponent's creatures get this much power while this creature
+    is in the battle zone (0: none)."""
     flags: frozenset[str] = frozenset()
     hooks: dict[str, tuple[Effect, ...]] = field(default_factory=dict, compare=False,
                                                   hash=False)
@@ -141,7 +151,7 @@ def _effect(where: str, raw: Any) -> Effect:
 
 
 _FIELDS = {"id", "name", "type", "civ", "cost", "power", "breaker", "power_attacker",
-           "instead_of_destroy", *FLAGS, *HOOKS}
+           "opponent_power", "instead_of_destroy", *FLAGS, *HOOKS}
 
 
 def parse_card(card_id: str, raw: Any) -> CardDef:
@@ -171,6 +181,13 @@ def parse_card(card_id: str, raw: Any) -> CardDef:
         hooks[hook] = effects
     if "spell" in hooks and kind != "spell":
         raise CardListError(f"{where}.spell: only a spell has a spell effect")
+    creature_only = [h for h in hooks if h in TURN_HOOKS] + (
+        ["opponent_power"] if "opponent_power" in raw else [])
+    if creature_only and kind != "creature":
+        raise CardListError(f"{where}.{creature_only[0]}: only a creature has this ability")
+    aura = raw.get("opponent_power", 0)
+    if isinstance(aura, bool) or not isinstance(aura, int):
+        raise CardListError(f"{where}.opponent_power: expected a number, got {aura!r}")
     flags = frozenset(f for f in FLAGS if raw.get(f))
     for f in FLAGS:
         if f in raw and not isinstance(raw[f], bool):
@@ -188,6 +205,7 @@ def parse_card(card_id: str, raw: Any) -> CardDef:
         power=_int(f"{where}.power", raw.get("power", 0)) if kind == "creature" else 0,
         breaker=_int(f"{where}.breaker", raw.get("breaker", 1), 1),
         power_attacker=_int(f"{where}.power_attacker", raw.get("power_attacker", 0)),
+        opponent_power=aura,
         flags=flags,
         hooks=hooks,
         instead_of_destroy=instead,

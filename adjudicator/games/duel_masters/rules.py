@@ -9,8 +9,14 @@ Direct requests (main timing, the AP's own turn): ``charge_mana``, ``summon``, `
 ``attack``, ``end_turn``. Requests the rules create (``trigger`` lines), ranked by
 :class:`~adjudicator.games.duel_masters.pending.PendingEffectOrder` (dm101.4a):
 ``s_trigger`` and ``g_strike`` (priority); ``cip``, ``on_attack``, ``on_break``,
-``on_destroy`` (pending effects of a card); ``draw`` and ``block`` (the game's procedure,
-which goes on only once nothing is pending).
+``on_destroy``, ``start_of_turn``, ``end_of_turn`` (pending effects of a card); ``draw``
+and ``block`` (the game's procedure, which goes on only once nothing is pending).
+
+The turn's start and end steps (dm§3.1, dm§3.6): ``end_turn`` opens the end step, where
+"at the end of the turn" abilities trigger and wait; once nothing is pending, "until end
+of turn" effects end, the state-based actions are checked again (a step change), and the
+next turn starts: its active player untaps, their "at the start of the turn" abilities
+trigger and wait, and the draw step waits after them.
 
 A resolution is computed from the rules and the recorded choices, then compared with the
 effects the log claims (``resolve.effects``); where they differ the judge reports it and
@@ -52,10 +58,11 @@ from adjudicator.games.duel_masters.cards import (
 )
 from adjudicator.games.duel_masters.pending import PendingEffectOrder
 from adjudicator.policies import Permission, ProhibitionWins
+from events.models import Resolve
 
 if TYPE_CHECKING:
     from adjudicator.flow import CoreFlow, Req
-    from events.models import GameStarted, MatchStarted, Request, Resolve, Roll
+    from events.models import GameStarted, MatchStarted, Request, Roll
 
 EDITIONS = ("1.47",)
 
@@ -77,6 +84,13 @@ class PowerMod:
     creature: str
     delta: int
     timestamp: int
+    holder: int = 0
+    """The timestamp of the creature it was given to (the same card entering again is
+    another creature)."""
+    seq: int = 0
+    """The line that made it."""
+    ended: int | None = None
+    """The turn at whose end it ended."""
 
 
 @dataclass(slots=True)
@@ -129,6 +143,16 @@ class DuelMastersRules:
         """Index in ``steps`` of the furthest step the current turn reached."""
         self.charges = 0
         self.modifiers: list[PowerMod] = []
+        self.expired: list[PowerMod] = []
+        """Power changes that ended at an end step (for the value-mismatch message)."""
+        self.ending: tuple[str, str] | None = None
+        """The end step is open: (the end_turn request, the player whose turn ends). It
+        closes once nothing is pending (dm§3.6)."""
+        self.effects_ended = False
+        """In the open end step, the "until end of turn" effects have ended already."""
+        self.drawn_early: set[str] = set()
+        """Players whose draw the log resolved while the end step was still open (reported
+        as out of order): their turn starts without another draw."""
         self.bans: list[Ban] = []
         self.attacks: dict[str, Attack] = {}
         self.outcome: GameResult | None = None
@@ -221,14 +245,51 @@ class DuelMastersRules:
         return [c for b in self.boards.values() for c in b.battle]
 
     def power(self, c: Creature, attacking: bool = False) -> int:
-        """Printed power, then every power change in force (oldest first)."""
+        """Printed power, the opponent's static abilities, then every power change in force
+        (oldest first); power attacker while it attacks."""
         total = c.card.power
+        for o in self.creatures():
+            if o.owner != c.owner and o.card.opponent_power:
+                total += o.card.opponent_power
         for m in self.modifiers:
             if m.creature == c.ref:
                 total += m.delta
         if attacking:
             total += c.card.power_attacker
         return total
+
+    def power_steps(self, c: Creature, attacking: bool = False) -> str:
+        """How :meth:`power` reaches its value, step by step (for messages)."""
+        steps = [f"{c.card.power} printed"]
+        for o in self.creatures():
+            if o.owner != c.owner and o.card.opponent_power:
+                steps.append(f"{o.card.opponent_power:+d} ({o.ref}'s static ability)")
+        for m in self.modifiers:
+            if m.creature == c.ref:
+                steps.append(f"{m.delta:+d} (line {m.seq}, until end of turn)")
+        if attacking and c.card.power_attacker:
+            steps.append(f"{c.card.power_attacker:+d} (power attacker)")
+        return f"{c.ref}: " + " ".join(steps) + f" = {self.power(c, attacking)}"
+
+    def expired_on(self, c: Creature) -> list[PowerMod]:
+        """Power changes of this creature that ended at an earlier end step."""
+        return [m for m in self.expired if m.creature == c.ref and m.holder == c.timestamp]
+
+    def end_turn_effects(self, turn: int) -> None:
+        """dm§3.6: "until end of turn" effects end: power changes, "cannot attack this
+        turn"."""
+        for m in self.modifiers:
+            m.ended = turn
+        self.expired += self.modifiers
+        self.modifiers = []
+        self.bans.clear()
+
+    def turn_hook(self, flow: CoreFlow, req: Req) -> str:
+        """The card text a start / end of turn ability resolves: its controller's own turn's
+        or the opponent's turn's."""
+        hooks = req.action.data.get("hooks") or {}
+        own = req.controller == flow.turn_player
+        return str(hooks.get("own" if own else "opponent", ""))
 
     def sick(self, flow: CoreFlow, c: Creature) -> bool:
         """Summoning sickness: it was put into the battle zone this turn (dm§2.2)."""
@@ -594,6 +655,21 @@ class DuelMastersRules:
         ctx.run()
         return ctx.finish()
 
+    def settle(self, flow: CoreFlow) -> list[TriggerSpec]:
+        """The core flow's idle hook: nothing is pending. When the log went on while the end
+        step's pending effects waited (the flow reported and dropped them), the end step
+        closes here, as the table played it, and the next turn starts."""
+        if self.ending is None or flow.result is not None:
+            return []
+        req = flow.requests.get(self.ending[0])
+        if req is None:
+            return []
+        ctx = _Resolving(self, flow, req, Resolve(seq=flow.last_seq, request=req.id,
+                                                  result="resolved"))
+        ctx.close_end_step()
+        flow.findings.extend(ctx.findings)
+        return ctx.triggers
+
     # ------------------------------------------------------------------ win/lose
     def decked(self) -> list[str]:
         return [p for p, b in self.boards.items() if b.deck == []]
@@ -662,6 +738,9 @@ class _Resolving:
         """Creatures this resolution destroyed (to follow a log that keeps them)."""
         self.stopped = False
         """A deck reached 0 cards: the game is over, the rest of the effect is not done."""
+        self.battles: list[tuple[Creature, Creature]] = []
+        """The battles fought (attacker, defender), with their powers' computation."""
+        self.battle_steps: list[str] = []
 
     def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
         self.findings.append(finding(code, self.line.seq, rule, msg, **kw))
@@ -680,6 +759,7 @@ class _Resolving:
             handler()
         if not self.stopped:
             self.state_based_actions()
+        self.close_end_step()
 
     def do_charge_mana(self) -> None:
         card = self.req.data.get("card")
@@ -739,17 +819,56 @@ class _Resolving:
         self.trigger("block", self.req.id, self.req.controller)
 
     def do_draw(self) -> None:
+        if self.r.ending is not None:
+            self.r.drawn_early.add(self.req.controller)
         self.r.step = max(self.r.step, self.r.steps.index("draw"))
         self.draw(self.req.controller, 1)
 
     def do_end_turn(self) -> None:
-        """End step: until-end-of-turn effects end; the next player's turn starts."""
+        """The end step opens (dm§3.6): "at the end of the turn" abilities trigger and wait
+        (the active player's own-turn ones, the other's opponent-turn ones). The step closes
+        once nothing is pending (:meth:`close_end_step`)."""
+        r = self.r
+        player = self.req.controller
+        r.ending = (self.req.id, player)
+        r.effects_ended = False
+        for c in self.in_turn_order(player):
+            hook = "end_of_turn" if c.owner == player else "end_of_opponent_turn"
+            if c.card.effects(hook):
+                self.trigger("end_of_turn", c.ref, c.owner)
+
+    def in_turn_order(self, player: str) -> list[Creature]:
+        """The creatures in the battle zone, ``player``'s first."""
+        order = [player] + [p for p in self.flow.players if p != player]
+        return [c for p in order for c in self.r.boards[p].battle]
+
+    def close_end_step(self) -> None:
+        """dm§3.6: once nothing is pending in the end step, "until end of turn" effects end;
+        that step change is followed by the state-based actions (dm703), whose "when
+        destroyed" abilities wait in the end step too; then the next turn starts."""
+        r = self.r
+        if r.ending is None or self.stopped or self.triggers or self.flow.buffer:
+            return
+        if not r.effects_ended:
+            r.effects_ended = True
+            r.end_turn_effects(self.flow.turn)
+            self.state_based_actions()
+            if self.triggers:
+                return
+        self.next_turn()
+
+    def next_turn(self) -> None:
+        """The next player's turn: the start step (dm§3.1) untaps their mana and creatures;
+        "at the start of the turn" abilities trigger and wait; the draw step waits after
+        them (a procedure)."""
         r = self.r
         flow = self.flow
-        r.modifiers.clear()
-        r.bans.clear()
+        assert r.ending is not None
+        source, player = r.ending
+        r.ending = None
+        r.effects_ended = False
         r.attacks.clear()
-        nxt = flow.next_player(self.req.controller)
+        nxt = flow.next_player(player)
         flow.start_turn(nxt)
         flow.give_chance_to_turn_player()  # [2]: the new turn player holds the chance
         r.step = 0
@@ -761,7 +880,19 @@ class _Resolving:
         for c in b.battle:
             c.tapped = False
         self.emit(op="untap", player=nxt)
-        self.trigger("draw", self.req.id, nxt)
+        for c in self.in_turn_order(nxt):
+            hook = "start_of_turn" if c.owner == nxt else "start_of_opponent_turn"
+            if c.card.effects(hook):
+                self.trigger("start_of_turn", c.ref, c.owner)
+        if nxt not in r.drawn_early:
+            self.trigger("draw", source, nxt)
+        r.drawn_early.clear()
+
+    def do_start_of_turn(self) -> None:
+        self._ability(self.r.turn_hook(self.flow, self.req))
+
+    def do_end_of_turn(self) -> None:
+        self._ability(self.r.turn_hook(self.flow, self.req))
 
     # ------------------------------------------------------------------ the attack
     def do_block(self) -> None:
@@ -825,6 +956,9 @@ class _Resolving:
         """Higher power wins, the loser is destroyed; equal power destroys both (dm115.3b)."""
         pa = self.r.power(attacker, attacking=True)
         pd = self.r.power(defender)
+        self.battles.append((attacker, defender))
+        self.battle_steps = [self.r.power_steps(attacker, attacking=True),
+                             self.r.power_steps(defender)]
         self.emit(op="battle", attacker=attacker.ref, defender=defender.ref,
                   powers=[pa, pd])
         losers = [c for c, lose in ((attacker, pa <= pd), (defender, pd <= pa)) if lose]
@@ -1008,7 +1142,8 @@ class _Resolving:
             c.tapped = True
             self.emit(op="tap", card=c.ref)
         elif effect.kind == "power":
-            self.r.modifiers.append(PowerMod(c.ref, effect.amount, self.r.tick()))
+            self.r.modifiers.append(PowerMod(c.ref, effect.amount, self.r.tick(),
+                                             holder=c.timestamp, seq=self.line.seq))
             self.emit(op="power", card=c.ref, delta=effect.amount, until="end_of_turn")
 
     # ------------------------------------------------------------------ primitives
@@ -1096,6 +1231,7 @@ class _Resolving:
     def finish(self) -> Resolution:
         self.r.effects_of[self.req.id] = list(self.effects)
         self._compare_claims()
+        self.close_end_step()  # the log kept a creature whose ability kept the step open
         return Resolution(result=self.line.result, effects=self.effects, findings=self.findings,
                           triggers=self.triggers)
 
@@ -1113,6 +1249,9 @@ class _Resolving:
             else:
                 unmatched.remove(hit)
         if not extra and not unmatched:
+            return
+        if self._value_mismatch(unmatched, extra):
+            self._follow_the_log(unmatched, extra)
             return
         kept_by_table = [o for o in unmatched if o["op"] == "destroy"
                          and o.get("reason") == "state"]
@@ -1134,6 +1273,44 @@ class _Resolving:
                      f"The recorded effects of {self.req.action.name} differ from the rules'.",
                      expected=unmatched or None, actual=extra or None)
         self._follow_the_log(unmatched, extra)
+
+    def _value_mismatch(self, unmatched: list[dict[str, Any]],
+                        extra: list[dict[str, Any]]) -> bool:
+        """A claimed battle whose powers are not the computed ones (every change in force,
+        and none that has ended): ``precedence.value-mismatch``, the most specific finding
+        (the resolution gets no other; the judge follows the log for what left the battle
+        zone). An "until end of turn" change kept after its end step is named."""
+        ours = next((o for o in unmatched if o["op"] == "battle"), None)
+        if ours is None or not self.battles:
+            return False
+        theirs = next((t for t in extra if t.get("op") == "battle"
+                       and t.get("attacker", ours["attacker"]) == ours["attacker"]
+                       and t.get("defender", ours["defender"]) == ours["defender"]
+                       and isinstance(t.get("powers"), list) and len(t["powers"]) == 2
+                       and t["powers"] != ours["powers"]), None)
+        if theirs is None:
+            return False
+        kept: list[str] = []
+        explained = True
+        for c, want, got in zip(self.battles[-1], ours["powers"], theirs["powers"],
+                                strict=True):
+            if not isinstance(got, int) or got == want:
+                continue
+            ended = self.r.expired_on(c)
+            by_turn: dict[int, int] = {}
+            for m in ended:
+                by_turn[m.ended or 0] = by_turn.get(m.ended or 0, 0) + m.delta
+            if got - want not in {m.delta for m in ended} | set(by_turn.values()):
+                explained = False
+            kept += [f"the {m.delta:+d} of {c.ref} (line {m.seq}) ended at the end of turn "
+                     f"{m.ended}" for m in ended]
+        why = f" Kept after its end: {'; '.join(kept)} (\"until end of turn\")." \
+            if kept else ""
+        self.rep("precedence.value-mismatch", "dm§3.6" if kept and explained else "dm§3.5",
+                 "The recorded battle powers are not the creatures' powers with every change "
+                 f"in force: {'; '.join(self.battle_steps)}.{why}",
+                 expected=ours["powers"], actual=theirs["powers"])
+        return True
 
     def _deck_may_have_run_out(self, first_missing: dict[str, Any]) -> bool:
         """Before ``first_missing``, this resolution took cards from a deck whose count the

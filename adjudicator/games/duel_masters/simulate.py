@@ -238,10 +238,13 @@ class _Simulator:
             choices = self._block_choices(req)
         elif aid in ("s_trigger", "g_strike"):
             choices = self._shield_trigger_choices(req)
-        elif aid in ("cip", "on_attack", "on_break", "on_destroy"):
+        elif aid in ("cip", "on_attack", "on_break", "on_destroy", "start_of_turn",
+                     "end_of_turn"):
             cdef = self.rules.card(str(req.source).partition(":")[2])
+            hook = self.rules.turn_hook(self.flow, req) if aid in (
+                "start_of_turn", "end_of_turn") else aid
             if cdef is not None:
-                choices = self._targets(req.controller, cdef, aid)
+                choices = self._targets(req.controller, cdef, hook)
         return Resolve(seq=self.flow.next_seq, request=req.id, result="resolved",
                        choices=choices or None)
 
