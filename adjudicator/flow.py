@@ -36,9 +36,24 @@ from events.models import (
 
 SYSTEM = "system"
 
+
+def _result_words(result: str, winner: str | None, reason: str | None) -> str:
+    """``alice wins (deck_out)``, ``a draw (turn_limit)``: a game result as a judge says it."""
+    why = f" ({reason})" if reason else ""
+    return f"{winner} wins{why}" if result == "win" else f"a draw{why}"
+
+
 Status = Literal[
     "instant", "buffer", "stage", "resolved", "fizzled", "negated", "discarded", "dropped"
 ]
+_STATUS_WORDS = {
+    "resolved": "it was already resolved",
+    "fizzled": "it already resolved (it fizzled)",
+    "negated": "it was negated",
+    "discarded": "it was discarded",
+    "dropped": "it was dropped when play went on without it",
+    "buffer": "it is still in the buffer, not yet placed",
+}
 
 
 @dataclass(slots=True, eq=False)
@@ -186,7 +201,9 @@ class CoreFlow:
         self.last_seq = line.seq
         if line.seq != self.next_seq:
             self.report(
-                "log.seq-gap", "log", "The line numbers are not consecutive.",
+                "log.seq-gap", "log",
+                f"This line has seq {line.seq} where seq {self.next_seq} was expected: "
+                "seq numbers run 1, 2, 3, ... without gaps or repeats.",
                 expected=self.next_seq, actual=line.seq,
             )
         self.next_seq = line.seq + 1
@@ -305,7 +322,10 @@ class CoreFlow:
             expected_to = want.fields["to"] if want is not None else self.chance
             self.report(
                 "timing.chance-wrong-player", "core[2]",
-                "The chance went to the wrong holder.", expected=expected_to, actual=line.to,
+                f"The log moves the chance to {line.to}; under the rules "
+                + (f"it goes to {expected_to} here." if expected_to is not None
+                   else "nobody holds it here."),
+                expected=expected_to, actual=line.to,
             )
             self.expected = deque(d for d in self.expected if d.model is not ChanceMoved)
             if line.to != SYSTEM and line.to not in self.players:
@@ -319,7 +339,8 @@ class CoreFlow:
         elif isinstance(line, TurnStarted):
             self.report(
                 "legality.effect-mismatch", "core[15]",
-                "No turn starts here under the rules.",
+                f"The log starts turn {line.turn} of {line.player} here, but under the rules "
+                f"it is still turn {self.turn} of {self.turn_player}.",
                 expected=f"turn {self.turn} of {self.turn_player}",
                 actual=f"turn {line.turn} of {line.player}",
             )
@@ -548,7 +569,8 @@ class CoreFlow:
             req.status = "dropped"
             self.report(
                 "order.trigger-missed", "core[6-3]",
-                f"The triggered {req.action.name} ({req.id}) was never resolved; {why}.",
+                f"The triggered request {req.id} ({req.action.name}) was never resolved; "
+                f"{why}.",
                 expected=f"resolve {req.id}",
             )
         self._continue()
@@ -565,7 +587,8 @@ class CoreFlow:
             req.status = "dropped"
             self.report(
                 "order.trigger-missed", "core[6-10-5]",
-                f"The triggered {req.action.name} ({req.id}) was never resolved; {why}.",
+                f"The triggered request {req.id} ({req.action.name}) was never resolved; "
+                f"{why}.",
                 expected=f"resolve {req.id}",
             )
             for item in self.complete:  # the table never staged it
@@ -664,15 +687,19 @@ class CoreFlow:
         if action.timing == "main":
             if player != self.turn_player:
                 broken.append(("timing.main-not-turn-player", "core[3]",
-                               f"{action.name} has main timing: only the turn player may "
+                               f"{player} requested {action.name} on {self.turn_player}'s "
+                               "turn; it has main timing, so only the turn player may "
                                "request it.", self.turn_player, player))
             if self.stage:
                 broken.append(("timing.main-stage-not-empty", "core[3]",
-                               f"{action.name} has main timing: the stage must be empty.",
+                               f"{player} requested {action.name} while "
+                               f"{', '.join(r.id for r in self.stage)} waited on the stage; "
+                               "it has main timing, so the stage must be empty.",
                                "empty stage", [r.id for r in self.stage]))
         if action.once_per_turn and (player, action.id) in self.once_used:
             broken.append(("timing.once-per-turn", "bp4.5.3.2",
-                           f"{action.name} may be requested once per turn.",
+                           f"{player} already requested {action.name} this turn; it may be "
+                           "requested once per turn.",
                            "once this turn", "twice"))
         if report:
             for code, rule, msg, exp, act in broken:
@@ -793,8 +820,9 @@ class CoreFlow:
         component = next(i for i, (a, b) in enumerate(zip(mine, first, strict=True)) if a != b)
         breach = order.breach(component)
         self.report(breach.code, breach.rule,
-                    f"{req.action.name} ({req.id}) of {req.controller} was handled too early: "
-                    f"{breach.message}.", expected=[r.id for r in cls], actual=req.id)
+                    f"The triggered request {req.id} of {req.controller} ({req.action.name}) was "
+                    f"handled too early: {breach.message}.",
+                    expected=[r.id for r in cls], actual=req.id)
 
     def _on_resolve(self, line: Resolve) -> None:
         req = self._lookup(line.request)
@@ -848,7 +876,8 @@ class CoreFlow:
         if self.pending_decisions():
             self._miss_pending("play went on with another resolution")
         self.report("log.unknown-ref", "core[15]",
-                    f"{req.id} is not waiting to resolve (it was {req.status}).",
+                    f"The log resolves {req.id} ({req.action.name}), which is not waiting to "
+                    f"resolve: {_STATUS_WORDS.get(req.status, req.status)}.",
                     actual=req.status)
 
     def _resolve(self, req: Req, line: Resolve) -> None:
@@ -887,9 +916,11 @@ class CoreFlow:
     # ------------------------------------------------------------------ spurious lines
     def _on_spurious_trigger(self, line: Trigger) -> None:
         """A trigger line the rules did not derive: reported, and it still happened."""
-        self.report("order.trigger-spurious", "core[6-1]",
-                    f"No trigger condition of {line.action} held here.", actual=line.action)
         action = self.rules.action(line.action)
+        name = f"{action.name} ({line.request})" if action is not None else repr(line.action)
+        self.report("order.trigger-spurious", "core[6-1]",
+                    f"The log triggers {name}, but no trigger condition of it held here.",
+                    actual=line.action)
         if action is None or line.request in self.requests:
             return
         req = Req(id=line.request, action=action,
@@ -925,7 +956,8 @@ class CoreFlow:
             line.reason is not None and line.reason != r.reason
         ):
             self.report("legality.result-mismatch", "core[9]",
-                        "The recorded result differs from the rules' result.",
+                        f"The log records {_result_words(line.result, line.winner, line.reason)}"
+                        f"; the rules give {_result_words(r.result, r.winner, r.reason)}.",
                         expected=r.as_dict(),
                         actual={"result": line.result, "winner": line.winner,
                                 "reason": line.reason})

@@ -22,7 +22,15 @@ Timing = Literal["main", "quick", "free"]
 
 
 class UnsupportedRules(ValueError):
-    """The header names a game, edition or format no rules module carries (exit 2)."""
+    """The header names a game, edition or format no rules module carries (exit 2).
+
+    ``field`` is the header field at fault (``rules``, ``format``, ``players``...), named
+    in the judge's message.
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,10 +52,11 @@ def rules_for(header: MatchStarted) -> GameRules:
     """The rules module of the header's game, edition and format."""
     game, _, edition = header.rules.partition("/")
     if game != header.game:
-        raise UnsupportedRules(f"rules {header.rules!r} do not belong to game {header.game!r}")
+        raise UnsupportedRules(f"rules {header.rules!r} do not belong to game {header.game!r}",
+                               field="rules")
     factory = GAMES.get(header.game)
     if factory is None:
-        raise UnsupportedRules(f"game {header.game!r} is not supported yet")
+        raise UnsupportedRules(f"game {header.game!r} is not supported yet", field="game")
     return factory(header, edition)
 
 
@@ -97,11 +98,21 @@ def start_flow(first: LogLine | LineError, line_no: int = 1) -> CoreFlow:
     try:
         rules = rules_for(first)
     except UnsupportedRules as exc:
-        field_name = "format" if "format" in str(exc) and "edition" not in str(exc) else "rules"
-        if "game" in str(exc) and "edition" not in str(exc):
-            field_name = "game"
-        field_name = getattr(exc, "field", None) or field_name
+        field_name = getattr(exc, "field", None)
+        if field_name is None:  # a rules module that does not say: read the message
+            text = str(exc)
+            field_name = "format" if "format" in text and "edition" not in text else "rules"
+            if "game" in text and "edition" not in text:
+                field_name = "game"
         raise JudgeInputError(line_no, field_name, str(exc)) from exc
+    except (TypeError, AttributeError, KeyError, ValueError) as exc:
+        # A rules module that trips over a header it should have refused: still the
+        # header's fault, and still no traceback.
+        raise JudgeInputError(
+            line_no, "(header)",
+            f"the {first.game} rules cannot use this header "
+            f"({type(exc).__name__}: {exc}); check its cards, decks and deck_sizes",
+        ) from exc
     flow = CoreFlow(first, rules, seq=first.seq)
     if first.seq != 1:
         flow.findings.append(finding("log.seq-gap", first.seq, "log", "Line 1 must have seq 1.",

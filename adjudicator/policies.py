@@ -52,8 +52,8 @@ class CoreTriggerOrder:
                     "a triggered normal request was handled while triggered instant "
                     "requests still waited in the buffer"),
         OrderBreach("order.trigger-turn-order", "core[6-3]",
-                    "a player's triggered request was handled before those of a player "
-                    "earlier in turn order from the turn player"),
+                    "a player's triggered requests are handled only after those of every "
+                    "player before them in turn order, starting from the turn player"),
         OrderBreach("order.trigger-main-before-quick", "core[6-5]",
                     "a quick-timing triggered request was handled before the same player's "
                     "main-timing ones"),

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator.findings import Finding
-from adjudicator.judge import Report, judge_file
+from adjudicator.judge import JudgeInputError, Report, judge_file
 
 EXPECTED_SUFFIX = ".expected.json"
 DEFAULT_DIR = Path("fixtures") / "rulings"
@@ -48,8 +48,42 @@ class RulingCase:
         return cls(path, path.with_name(path.name.removesuffix(".jsonl") + EXPECTED_SUFFIX))
 
     def load(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(self.expected.read_text(encoding="utf-8"))
-        return data
+        """The expected ruling; :class:`ValueError` naming the file if it cannot be used."""
+        if not self.expected.is_file():
+            raise FileNotFoundError(
+                f"{self.log}: no expected ruling {self.expected.name} beside it "
+                "(coreflow fixture new LOG --name NAME freezes one)")
+        try:
+            data = json.loads(self.expected.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{self.expected}: not UTF-8: {exc.reason}") from exc
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{self.expected}: line {exc.lineno}: not valid JSON: "
+                             f"{exc.msg}") from exc
+        problem = _shape_problem(data)
+        if problem is not None:
+            raise ValueError(f"{self.expected}: {problem}")
+        return dict(data)
+
+
+def _shape_problem(data: Any) -> str | None:
+    """Why an expected file is not a ruling (None when it is one)."""
+    if not isinstance(data, dict):
+        return "an expected ruling is a JSON object (description, rules, findings, result)"
+    findings = data.get("findings", [])
+    if not isinstance(findings, list):
+        return "field 'findings': must be a list of findings"
+    for i, f in enumerate(findings):
+        if not isinstance(f, dict):
+            return f"field 'findings[{i}]': must be an object with code, seq and severity"
+        missing = [k for k in ("code", "seq", "severity") if k not in f]
+        if missing:
+            return f"field 'findings[{i}]': missing {', '.join(missing)}"
+    if data.get("result") is not None and not isinstance(data["result"], dict):
+        return "field 'result': must be an object or null"
+    if data.get("board") is not None and not isinstance(data["board"], dict):
+        return "field 'board': must be an object or null"
+    return None
 
 
 def discover(root: Path) -> list[RulingCase]:
@@ -93,13 +127,19 @@ def write_ruling(path: Path, data: dict[str, Any]) -> None:
 
 def freeze(log: Path, name: str, note: str, directory: Path = DEFAULT_DIR) -> RulingCase:
     """Copy ``log`` into ``directory/NAME.jsonl`` with the judge's ruling beside it."""
+    name = name.removesuffix(".jsonl")
     if not name or any(c in name for c in "/\\") or name.startswith("."):
         raise ValueError(f"fixture name {name!r} must be a plain file name")
-    directory.mkdir(parents=True, exist_ok=True)
     case = RulingCase(directory / f"{name}.jsonl", directory / f"{name}{EXPECTED_SUFFIX}")
     if case.log.exists() or case.expected.exists():
         raise FileExistsError(f"fixture {name!r} already exists in {directory}")
-    report = judge_file(log)
+    if log.is_dir():
+        raise IsADirectoryError(f"{log}: a directory; give one log file")
+    try:
+        report = judge_file(log)  # a log that cannot be judged leaves nothing behind
+    except JudgeInputError as exc:
+        raise ValueError(f"{log}: {exc}") from exc
+    directory.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(log, case.log)
     write_ruling(case.expected, ruling_of(report, note))
     return case
@@ -133,7 +173,10 @@ def _key(f: dict[str, Any], fields: tuple[str, ...]) -> tuple[Any, ...]:
 def check(case: RulingCase) -> str | None:
     """Re-judge a fixture; None when the ruling is unchanged, else a readable diff."""
     want = case.load()
-    report = judge_file(case.log)
+    try:
+        report = judge_file(case.log)
+    except JudgeInputError as exc:
+        raise ValueError(f"{case.log}: {exc}") from exc
     problems: list[str] = []
     lines = _log_lines(case)
     expected = list(want.get("findings", []))

@@ -206,8 +206,9 @@ def audit_command(
     """Run read-only SQL over the recorded matches (DuckDB; refreshed from the store first).
 
     Tables: matches, events, requests, passes, chance_moves, resolutions, triggers, stage,
-    findings, boards (docs/audit.md). Example:
-    coreflow audit "SELECT code, count(*) FROM findings GROUP BY code ORDER BY 2 DESC"
+    findings, boards (docs/audit.md).
+
+    Example: coreflow audit "SELECT code, count(*) FROM findings GROUP BY code ORDER BY 2 DESC"
     """
 
     def run() -> int:
@@ -284,7 +285,10 @@ def export_command(
     store: StoreOpt = None,
     audit: AuditOpt = None,
 ) -> None:
-    """Export the audit tables (refreshed from the store first) as Parquet files."""
+    """Export the audit tables (refreshed from the store first) as Parquet files.
+
+    Example: coreflow export --parquet audit-tables/
+    """
 
     def run() -> int:
         auditdb = _open(store, audit)
@@ -297,5 +301,7 @@ def export_command(
 
 def register(app: typer.Typer) -> None:
     """Add ``audit`` and ``export`` to the ``coreflow`` command."""
-    app.command("audit")(audit_command)
-    app.command("export")(export_command)
+    from cli.main import guarded  # the last line of defence: never a traceback
+
+    app.command("audit")(guarded(audit_command))
+    app.command("export")(guarded(export_command))

@@ -8,10 +8,12 @@ from typing import Annotated
 import typer
 
 from adjudicator.rulings import DEFAULT_DIR, check, discover, freeze, update
+from events.reader import LogReadError
 
 fixture_app = typer.Typer(
     help="Ruling fixtures: freeze a disputed log with the judge's ruling, check them all.",
     no_args_is_help=True,
+    rich_markup_mode="markdown",
 )
 
 
@@ -22,7 +24,10 @@ def new_command(
     note: Annotated[str, typer.Option("--note", help="The dispute and the agreed ruling.")] = "",
     directory: Annotated[Path, typer.Option("--dir", help="Where fixtures live.")] = DEFAULT_DIR,
 ) -> None:
-    """Freeze LOG and the judge's current findings (and final board) as a fixture."""
+    """Freeze LOG and the judge's current findings (and final board) as a fixture.
+
+    Example: coreflow fixture new disputed.jsonl --name counter-too-low --note "3 < 9"
+    """
 
     def run() -> None:
         case = freeze(log, name, note, directory)
@@ -38,15 +43,28 @@ def check_command(
     do_update: Annotated[bool, typer.Option("--update",
                                             help="Re-freeze what changed, deliberately.")] = False,
 ) -> None:
-    """Re-judge every fixture under PATH and show what changed (exit 1 if anything did)."""
+    """Re-judge every fixture under PATH and show what changed (exit 1 if anything did).
+
+    Exit status: 0 unchanged, 1 a ruling changed, 2 a fixture could not be read.
+
+    Example: coreflow fixture check fixtures/rulings/lite
+    """
 
     def run() -> None:
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no such file or directory")
         cases = discover(path)
         if not cases:
-            raise FileNotFoundError(f"no fixture under {path}")
-        changed = 0
+            raise FileNotFoundError(f"no fixture under {path} (a fixture is NAME.jsonl with "
+                                    "NAME.expected.json beside it)")
+        changed = unreadable = 0
         for case in cases:
-            diff = check(case)
+            try:
+                diff = check(case)
+            except (OSError, ValueError, LogReadError) as exc:
+                unreadable += 1  # one broken fixture must not hide the others
+                typer.echo(f"coreflow: {exc}", err=True)
+                continue
             if diff is None:
                 continue
             changed += 1
@@ -54,8 +72,11 @@ def check_command(
             if do_update:
                 update(case)
                 typer.echo(f"re-froze {case.expected}\n")
-        typer.echo(f"{len(cases)} fixtures, {changed} changed"
-                   + (" (re-frozen)" if do_update and changed else ""))
+        typer.echo(f"{len(cases)} fixture{'s' * (len(cases) != 1)}, {changed} changed"
+                   + (" (re-frozen)" if do_update and changed else "")
+                   + (f", {unreadable} could not be read" if unreadable else ""))
+        if unreadable:
+            raise typer.Exit(2)
         if changed and not do_update:
             raise typer.Exit(1)
 
@@ -68,7 +89,7 @@ def _run(fn: object) -> None:
     def body() -> None:
         try:
             fn()  # type: ignore[operator]
-        except (FileExistsError, FileNotFoundError, ValueError) as exc:
+        except (FileExistsError, FileNotFoundError, IsADirectoryError, ValueError) as exc:
             raise CliError(str(exc)) from exc
 
     guarded(body)()

@@ -19,16 +19,18 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 from adjudicator.game import UnsupportedRules
 from adjudicator.games.blackpoker.rules import BlackPokerRules
 from adjudicator.judge import JudgeInputError, Report, judge_lines, normalize_lines
 from cli.render import board_text, report_text
-from events.models import LogLine, json_schema
+from events.models import LogLine, MatchStarted, json_schema
 from events.reader import LineError, LogReadError, dump_line, read_log, verify_chain
 from events.store import (
     STORE_ENV_VAR,
     LogRejected,
+    MatchAlreadyRecorded,
     MatchNotFound,
     MatchRecorder,
     RecordConflict,
@@ -38,13 +40,64 @@ from events.store import (
 )
 from projections.board import BoardProjector, BoardQueryError
 
+
+class OneLineErrors(TyperGroup):
+    """Usage errors (an unknown option, ``--format xml``, a missing argument) as one line on
+    stderr and exit status 2, like every other error of the command."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             windows_expand_args: bool = True, **extra: Any) -> Any:
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False,
+                              windows_expand_args=windows_expand_args, **extra)
+        except Exception as exc:
+            if type(exc).__name__ == "Abort":
+                _say("aborted")
+                code = EXIT_NO
+            elif not _is_usage_error(exc):
+                raise
+            elif type(exc).__name__ == "NoArgsIsHelpError":  # bare ``coreflow``: the help
+                text = exc.format_message()  # type: ignore[attr-defined]
+                if text:
+                    typer.echo(text)
+                code = EXIT_INPUT
+            else:
+                _say(usage_error_text(exc))
+                code = exc.exit_code  # type: ignore[attr-defined]
+            if not standalone_mode:
+                raise
+            sys.exit(code)
+        if standalone_mode:
+            sys.exit(rv if isinstance(rv, int) else EXIT_OK)
+        return rv
+
+
+def _is_usage_error(exc: BaseException) -> bool:
+    """A click usage error (typer may vendor click: recognised by its interface)."""
+    return hasattr(exc, "format_message") and isinstance(getattr(exc, "exit_code", None), int)
+
+
+def usage_error_text(exc: BaseException) -> str:
+    """``judge: invalid value for '--format': 'xml' is not one of 'text', 'json' (...)``."""
+    message = exc.format_message().replace("Value error, ", "")  # type: ignore[attr-defined]
+    message = message[:1].lower() + message[1:]
+    ctx = getattr(exc, "ctx", None)
+    path = ctx.command_path if ctx is not None else "coreflow"
+    command = path.partition(" ")[2]
+    where = f"{command}: " if command else ""
+    return f"{where}{message.rstrip('.')} (see '{path} --help')"
+
+
 app = typer.Typer(
     name="coreflow",
-    help="Record, rebuild and judge matches of interruptible turn-based card games "
-    "(BlackPoker 6.1 and 9.0, lite format).",
+    cls=OneLineErrors,
+    help="Record, rebuild and judge matches of interruptible turn-based card games: "
+    "BlackPoker 6.1 and 9.0 (lite), Duel Masters 1.47 and the i-language card game.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
 )
 
 EXIT_OK, EXIT_NO, EXIT_INPUT = 0, 1, 2
@@ -121,8 +174,16 @@ def _log_files(path: Path) -> list[Path]:
     return files
 
 
+def _one_file(path: Path) -> Path:
+    """A command that reads one log refuses a directory by name."""
+    if path.is_dir():
+        raise CliError(f"{path}: a directory; give one log file")
+    return path
+
+
 def _valid_lines(path: Path) -> list[tuple[int, LogLine]]:
     """Every line of a log, or :class:`JudgeInputError` naming the first malformed one."""
+    _one_file(path)
     out: list[tuple[int, LogLine]] = []
     for no, item in read_log(path):
         if isinstance(item, LineError):
@@ -131,6 +192,15 @@ def _valid_lines(path: Path) -> list[tuple[int, LogLine]]:
     if not out:
         raise JudgeInputError(1, "(line)", "the log is empty")
     return out
+
+
+def _one_match(lines: list[tuple[int, LogLine]]) -> list[tuple[int, LogLine]]:
+    """A log to record or normalize holds one match: one match_started line, the first."""
+    for no, line in lines[1:]:
+        if isinstance(line, MatchStarted):
+            raise JudgeInputError(no, "type", "a second match_started line: a log holds one "
+                                  "match, and only its first line is match_started")
+    return lines
 
 
 def _with_path(path: Path, fn: Callable[[], R]) -> R:
@@ -150,15 +220,23 @@ def _jsonl(lines: Sequence[LogLine]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _store_name(store: str | None) -> str:
+    """The store as the messages name it: the SQLite file, or the URL without password."""
+    env = store_env(store)
+    db = env.get("SQLITE_DBNAME")
+    if db is not None:
+        return db
+    return f"postgresql database {env.get('POSTGRES_DBNAME')} on {env.get('POSTGRES_HOST')}"
+
+
 @contextmanager
 def _recorder(store: str | None, reading: bool = False) -> Iterator[MatchRecorder]:
     """The recorder on ``store``; a read never creates a SQLite file that is not there."""
-    if reading:
-        env = store_env(store)
-        db = env.get("SQLITE_DBNAME")
-        if db is not None and db != ":memory:" and not Path(db).exists():
-            raise CliError(f"no event store at {db} (record a log first: coreflow record LOG)",
-                           EXIT_NO)
+    env = store_env(store)
+    db = env.get("SQLITE_DBNAME")
+    if reading and db is not None and db != ":memory:" and not Path(db).exists():
+        raise CliError(f"no event store at {db} (record a log first: coreflow record LOG)",
+                       EXIT_NO)
     recorder = open_recorder(store)
     try:
         yield recorder
@@ -245,9 +323,15 @@ def record(
 
     Example: coreflow record fixtures/sample-match.jsonl --store matches.db
     """
-    lines = _with_path(log, lambda: normalize_lines(_valid_lines(log)))
+    lines = _with_path(log, lambda: normalize_lines(_one_match(_valid_lines(log))))
     with _recorder(store) as recorder:
-        recorder.record(lines)
+        try:
+            recorder.record(lines)
+        except MatchAlreadyRecorded as exc:
+            raise CliError(
+                f"{log}: match {exc.match_id!r} is already recorded in {_store_name(store)}; "
+                f"nothing was written (coreflow log {exc.match_id} prints the recorded log)",
+                EXIT_NO) from None
     first = lines[0]
     typer.echo(getattr(first, "match_id", ""))
 
@@ -274,6 +358,9 @@ def board(
     if path.exists():
         projector = _with_path(path, lambda: BoardProjector.from_file(path))
     else:
+        if target.endswith(".jsonl") or os.sep in target:  # meant as a file: no store needed
+            raise CliError(f"{target}: no such log file (nor a match id: a match id has no "
+                           "'/' and no .jsonl)", EXIT_INPUT)
         with _recorder(store, reading=True) as recorder:
             try:
                 lines = recorder.lines(target)
@@ -314,7 +401,7 @@ def normalize(
 
     Example: coreflow normalize sparse.jsonl > complete.jsonl
     """
-    lines = _with_path(log, lambda: normalize_lines(_valid_lines(log)))
+    lines = _with_path(log, lambda: normalize_lines(_one_match(_valid_lines(log))))
     typer.echo(_jsonl(lines), nl=False)
 
 
@@ -336,6 +423,10 @@ def verify(
         typer.echo(f"{log}: hash chain intact ({len(lines)} lines)")
         raise typer.Exit(EXIT_OK)
     first = breaks[0]
+    if all(line.hash is None for _no, line in lines):
+        typer.echo(f"{log}: not hash-chained: no line carries a hash "
+                   "(coreflow normalize writes the chained log)")
+        raise typer.Exit(EXIT_NO)
     found = "no hash" if first.actual is None else f"hash {first.actual}"
     typer.echo(
         f"{log}: hash chain broken at line {first.line} (seq {first.seq}): {found}, "

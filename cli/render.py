@@ -86,8 +86,94 @@ def _count(n: Any) -> str:
     return "unknown" if n is None else str(n)
 
 
+def _cards(n: Any) -> str:
+    """``6 cards``, ``1 card``, ``unknown cards``."""
+    return f"{_count(n)} card{'' if n == 1 else 's'}"
+
+
 _ZONES_SHOWN = frozenset({"deck_count", "deck_known", "life_count", "hand_count", "hand_known",
                           "graveyard", "fog", "field"})
+#: Board keys every game has; any other top-level key is a game's own (a step, a limit).
+_BOARD_KEYS = frozenset({"match_id", "rules", "seq", "turn", "turn_player", "chance", "passed",
+                         "stage", "buffer", "awaiting_resolution", "once_used", "players",
+                         "result", "findings"})
+#: What a game calls the number the board keeps as a character's ``size``.
+_SIZE_WORD = {"duel_masters": "power"}
+
+
+def _words(key: str) -> str:
+    return key.replace("_", " ")
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def _item_text(item: dict[str, Any]) -> str:
+    """One card of a game's own zone (a camp): its reference, then its numbers and flags."""
+    head = next((str(v) for k, v in item.items() if k in ("card", "character", "ref")), None)
+    bits: list[str] = []
+    for k, v in item.items():
+        if k in ("card", "character", "ref") or v is None or v is False:
+            continue
+        if v is True:
+            bits.append(_words(k))
+        elif k == "state":
+            bits.append(str(v))
+        elif _scalar(v):
+            bits.append(f"{_words(k)} {v}")
+        elif isinstance(v, list) and all(isinstance(x, str) for x in v):
+            bits.append(f"{_words(k)} {cards_text(v)}")
+    text = ", ".join(bits) or "-"
+    return f"{card_text(head)}: {text}" if head is not None else text
+
+
+def _player_lines(zones: dict[str, Any], size_word: str) -> list[str]:
+    """A player's zones: the usual ones when the game has them, then the game's own."""
+    rows: list[tuple[str, str]] = []
+    items: list[tuple[str, list[str]]] = []
+    if "deck_count" in zones or "life_count" in zones:
+        deck = "life" if "life_count" in zones else "deck"
+        rows.append((deck, _cards(zones.get('deck_count'))
+                     + (f" (known: {cards_text(zones['deck_known'])})"
+                        if zones.get("deck_known") else "")))
+    if "hand_count" in zones:
+        rows.append(("hand", _cards(zones.get('hand_count'))
+                     + (f" (known: {cards_text(zones['hand_known'])})"
+                        if zones.get("hand_known") else "")))
+    if "graveyard" in zones:
+        rows.append(("graveyard", cards_text(zones["graveyard"])))
+    if "fog" in zones:
+        rows.append(("fog", cards_text(zones["fog"])))
+    for key, value in zones.items():  # zones of other games: card lists, counts, cards
+        if key in _ZONES_SHOWN or isinstance(value, bool):
+            continue
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            rows.append((_words(key), cards_text(value)))
+        elif isinstance(value, list) and all(isinstance(v, dict) for v in value):
+            items.append((_words(key), [_item_text(v) for v in value]))
+        elif _scalar(value):
+            rows.append((_words(key), str(value)))
+    field = zones.get("field")
+    width = max([9] + [len(label) for label, _text in rows]
+                + [len(label) for label, _lines in items])
+    out = [f"  {label:<{width}} {text}" for label, text in rows]
+    for label, lines in items:
+        out.append(f"  {label:<{width}} -" if not lines else f"  {label}")
+        out += [f"    {line}" for line in lines]
+    if field is not None:
+        out.append("  field" if field else f"  {'field':<{width}} -")
+        for ch in field:
+            bits = [ch["kind"], ch["state"]]
+            if ch.get("face_down"):
+                bits.append("face down")
+            if ch.get("size") is not None:
+                bits.append(f"{size_word} {ch['size']}")
+            if ch.get("entered_turn") is not None:
+                bits.append(f"entered turn {ch['entered_turn']}")
+            out.append(f"    {card_text(ch['character'])}: {', '.join(bits)}"
+                       f" [{cards_text(ch['cards'])}]")
+    return out
 
 
 def board_text(board: dict[str, Any]) -> str:
@@ -98,6 +184,10 @@ def board_text(board: dict[str, Any]) -> str:
     else:
         out.append(f"turn {board['turn']} · turn player {board['turn_player']} · "
                    f"chance {board['chance']} · passed: {', '.join(board['passed']) or '-'}")
+    own = [f"{_words(k)} {v}" for k, v in board.items()
+           if k not in _BOARD_KEYS and _scalar(v)]
+    if own:
+        out.append(" · ".join(own))
     out.append("stage (bottom to top):" + ("" if board["stage"] else " empty"))
     out += [f"  {i}. {_request_text(r)}" for i, r in enumerate(board["stage"], start=1)]
     out.append("buffer:" + ("" if board["buffer"] else " empty"))
@@ -108,38 +198,11 @@ def board_text(board: dict[str, Any]) -> str:
     if once:
         out.append("once per turn, used: " + "; ".join(
             f"{p}: {', '.join(a)}" for p, a in once.items()))
+    size_word = _SIZE_WORD.get(str(board.get("rules", "")).partition("/")[0], "size")
     for player, zones in (board.get("players") or {}).items():
-        deck = "life" if "life_count" in zones else "deck"
         out.append("")
         out.append(player)
-        out.append(f"  {deck:<9} {_count(zones.get('deck_count'))} cards"
-                   + (f" (known: {cards_text(zones['deck_known'])})"
-                      if zones.get("deck_known") else ""))
-        out.append(f"  {'hand':<9} {_count(zones.get('hand_count'))} cards"
-                   + (f" (known: {cards_text(zones['hand_known'])})"
-                      if zones.get("hand_known") else ""))
-        out.append(f"  {'graveyard':<9} {cards_text(zones.get('graveyard', []))}")
-        if "fog" in zones:
-            out.append(f"  {'fog':<9} {cards_text(zones['fog'])}")
-        for key, value in zones.items():  # zones of other games: card lists and counts
-            if key in _ZONES_SHOWN or isinstance(value, bool):
-                continue
-            if isinstance(value, list) and all(isinstance(v, str) for v in value):
-                out.append(f"  {key.replace('_', ' '):<9} {cards_text(value)}")
-            elif isinstance(value, int):
-                out.append(f"  {key.replace('_', ' '):<9} {value}")
-        field = zones.get("field", [])
-        out.append("  field" + ("" if field else "     -"))
-        for ch in field:
-            bits = [ch["kind"], ch["state"]]
-            if ch.get("face_down"):
-                bits.append("face down")
-            if ch.get("size") is not None:
-                bits.append(f"size {ch['size']}")
-            if ch.get("entered_turn") is not None:
-                bits.append(f"entered turn {ch['entered_turn']}")
-            out.append(f"    {card_text(ch['character'])}: {', '.join(bits)}"
-                       f" [{cards_text(ch['cards'])}]")
+        out += _player_lines(zones, size_word)
     out.append("")
     out.append(f"result: {result_text(board.get('result'), 'undecided')}")
     findings = board.get("findings", [])

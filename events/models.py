@@ -13,9 +13,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 PlayerId = Annotated[str, Field(min_length=1, max_length=128)]
+Count = Annotated[int, Field(strict=True)]
+"""A whole number written as a JSON number: ``"4"`` or ``4.0`` is a type error, not a 4."""
+SYSTEM_PLAYER = "system"
+"""The chance holder that is the rule system (``chance_moved.to``): no player's id."""
 CardRef = Annotated[str, Field(min_length=1, max_length=64)]
 """``<owner>:<card>``, e.g. ``bob:H7``; ``bob:?`` for a face the log does not know."""
 
@@ -25,7 +29,7 @@ class _Line(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    seq: int = Field(ge=1)
+    seq: Count = Field(ge=1)
     at: str | None = None
     note: str | None = None
     hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
@@ -51,10 +55,22 @@ class MatchStarted(_Line):
     regulation: str | None = None
     players: list[PlayerId] = Field(min_length=2)
     decks: dict[PlayerId, list[str]] | None = None
-    deck_sizes: dict[PlayerId, Annotated[int, Field(ge=0)]] | None = None
+    deck_sizes: dict[PlayerId, Annotated[Count, Field(ge=0)]] | None = None
     cards: dict[str, Any] | list[Any] | None = None
     event: EventInfo | None = None
     log_format: Literal[1]
+
+    @field_validator("players")
+    @classmethod
+    def _distinct_players(cls, players: list[str]) -> list[str]:
+        seen: set[str] = set()
+        for player in players:
+            if player == SYSTEM_PLAYER:
+                raise ValueError(f"{SYSTEM_PLAYER!r} names the rule system, not a player")
+            if player in seen:
+                raise ValueError(f"player {player!r} is listed twice")
+            seen.add(player)
+        return players
 
 
 class Preset(BaseModel):
@@ -82,7 +98,7 @@ class TurnStarted(_Line):
 
     type: Literal["turn_started"] = "turn_started"
     player: PlayerId
-    turn: int = Field(ge=1)
+    turn: Count = Field(ge=1)
 
 
 class ChanceMoved(_Line):
@@ -171,8 +187,8 @@ class Roll(_Line):
 
     type: Literal["roll"] = "roll"
     player: PlayerId
-    sides: int = Field(ge=2)
-    result: int = Field(ge=1)
+    sides: Count = Field(ge=2)
+    result: Count = Field(ge=1)
 
 
 class GameEnded(_Line):

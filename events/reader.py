@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,8 @@ def _field_of(err: Mapping[str, Any]) -> str:
     # The discriminated union puts the type tag first in the location; drop it.
     if len(loc) >= 1 and loc[0] in _TYPE_TAGS:
         loc = loc[1:]
+    # A field that is a union (``cards``: object or list) adds the member's name.
+    loc = [p for p in loc if p not in _UNION_MEMBERS]
     return ".".join(loc) if loc else "type"
 
 
@@ -45,6 +48,50 @@ _TYPE_TAGS = {
     "match_started", "game_started", "turn_started", "chance_moved", "request", "pass",
     "trigger", "stage", "discard", "resolve", "roll", "game_ended",
 }
+_UNION_MEMBERS = {"dict[str,any]", "list[any]", "int", "str", "none"}
+
+#: pydantic's wording, as a judge reads it.
+_PLAIN = {
+    "missing": "missing (the field is required)",
+    "int_type": "must be a whole number",
+    "int_parsing": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "string_type": "must be a string",
+    "list_type": "must be a list",
+    "dict_type": "must be an object",
+    "bool_type": "must be true or false",
+}
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """A short JSON rendering of the offending value."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _plain_message(err: Mapping[str, Any]) -> str:
+    kind = str(err.get("type", ""))
+    ctx = err.get("ctx") or {}
+    msg = _PLAIN.get(kind) or str(err.get("msg", "invalid"))
+    if kind == "greater_than_equal":
+        msg = f"must be {ctx.get('ge')} or more"
+    elif kind == "literal_error":
+        msg = f"must be {ctx.get('expected')}"
+    elif kind == "string_too_short" and ctx.get("min_length") == 1:
+        msg = "must not be empty"
+    elif kind == "string_too_long":
+        msg = f"must be at most {ctx.get('max_length')} characters"
+    elif kind == "too_short":
+        msg = f"must have at least {ctx.get('min_length')} items"
+    elif kind == "string_pattern_mismatch" and "A-Za-z0-9" in str(ctx.get("pattern")):
+        msg = "must be 1-128 letters, digits, '.', '_' or '-'"
+    msg = msg.removeprefix("Value error, ")
+    if kind != "missing" and "input" in err and kind != "extra_forbidden":
+        msg += f" (got {_shown(err['input'])})"
+    return msg
 
 
 def parse_line(text: str | bytes, line_no: int) -> LogLine | LineError:
@@ -55,8 +102,21 @@ def parse_line(text: str | bytes, line_no: int) -> LogLine | LineError:
         return _line_error(exc, text, line_no)
 
 
+def _json_problem(parser_message: str) -> str:
+    """The JSON parser's complaint about one line, in the line's own terms."""
+    msg = parser_message.removeprefix("Invalid JSON: ")
+    # The line's newline is part of what is parsed: a line cut short inside a string or
+    # an object ends "at line 2 column 0" or "EOF while parsing".
+    cut = re.match(r"(?:EOF|control character \S+ found) while parsing (an? \w+)"
+                   r"(?: at line 2 column 0)?", msg)
+    if cut and ("EOF" in msg or msg.endswith("at line 2 column 0")):
+        return f"the line ends inside {cut.group(1)} (is it cut short?)"
+    # The parser counts within the line: "line 1 column 93" is column 93 of this line.
+    return re.sub(r" at line 1 column (\d+)$", r" at column \1", msg)
+
+
 def _line_error(exc: ValidationError, text: str | bytes, line_no: int) -> LineError:
-    """Name the line and the field a validation error is about."""
+    """Name the line and the field a validation error is about, in plain words."""
     errors = exc.errors(include_url=False)
     first = errors[0]
     if first["type"] == "json_invalid":
@@ -64,18 +124,34 @@ def _line_error(exc: ValidationError, text: str | bytes, line_no: int) -> LineEr
             try:
                 text.decode("utf-8")
             except UnicodeDecodeError as bad:
-                return LineError(line_no, "(encoding)", f"not UTF-8: {bad.reason}")
-        return LineError(line_no, "(json)", f"not valid JSON: {first['msg']}")
-    if first["type"] == "model_type" or first["type"] == "model_attributes_type":
-        return LineError(line_no, "(line)", "a line must be a JSON object")
-    if first["type"] in ("union_tag_not_found", "union_tag_invalid"):
-        return LineError(line_no, "type", first["msg"])
+                return LineError(line_no, "(encoding)",
+                                 f"not UTF-8: {bad.reason} at byte {bad.start + 1}")
+        return LineError(line_no, "(json)", f"not valid JSON: {_json_problem(first['msg'])}")
+    if not first["loc"] and first["type"] in ("model_type", "model_attributes_type",
+                                              "dict_type"):
+        return LineError(line_no, "(line)",
+                         f"a line must be a JSON object (got {_shown(first.get('input'))})")
+    if first["type"] == "union_tag_not_found":
+        return LineError(line_no, "type", "missing: every line names its type "
+                         "(match_started, request, pass, resolve, ...)")
+    if first["type"] == "union_tag_invalid":
+        ctx = first.get("ctx") or {}
+        return LineError(line_no, "type", f"unknown line type {_shown(ctx.get('tag'))} "
+                         f"(known: {', '.join(sorted(_TYPE_TAGS))})")
     field = _field_of(first)
-    msg = first["msg"]
+    msg = _plain_message(first)
     if first["type"] == "extra_forbidden":
         msg = "unknown field (vendor extensions belong under 'x')"
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return LineError(line_no, field, msg + more)
+    # A union field fails once per member: say it once, with every member's wording.
+    same = [e for e in errors[1:] if _field_of(e) == field]
+    for other in same:
+        alt = _PLAIN.get(str(other["type"])) or str(other["msg"])
+        msg = msg.replace(" (got", f" or {alt.removeprefix('must be ')} (got", 1)
+    others = list(dict.fromkeys(_field_of(e) for e in errors[1:] if _field_of(e) != field))
+    if others:
+        shown = ", ".join(repr(o) for o in others[:3]) + (", ..." if len(others) > 3 else "")
+        msg += f"; also wrong: {shown}"
+    return LineError(line_no, field, msg)
 
 
 def iter_lines(source: Iterable[bytes | str]) -> Iterator[tuple[int, LogLine | LineError]]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar, cast
@@ -587,9 +588,14 @@ def store_env(store: str | None = None) -> dict[str, str]:
 def open_recorder(store: str | None = None) -> MatchRecorder:
     """Open the recorder on a store (see :func:`store_env`); close it when done."""
     env = store_env(store)
+    db = env.get("SQLITE_DBNAME")
+    if db is not None and os.path.isdir(db):
+        raise StoreUnavailable(f"cannot open the event store {db}: a directory, not a SQLite "
+                               f"file (name a file in it, e.g. {os.path.join(db, 'coreflow.db')})")
     try:
         return MatchRecorder(env=env)
-    except (EventSourcingError, OSError) as exc:
+    except (EventSourcingError, PersistenceError, OSError, sqlite3.Error) as exc:
+        # sqlite3.Error: a file that is not a SQLite database ("file is not a database").
         where = env.get("SQLITE_DBNAME") or _redact(store or os.environ.get(STORE_ENV_VAR, ""))
         raise StoreUnavailable(f"cannot open the event store {where}: {exc}") from exc
 

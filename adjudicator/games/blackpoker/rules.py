@@ -83,12 +83,12 @@ class BlackPokerRules:
     def __init__(self, edition: str, fmt: str) -> None:
         if edition not in EDITIONS:
             raise UnsupportedRules(
-                f"unknown BlackPoker edition {edition!r} (known: {', '.join(EDITIONS)})"
-            )
+                f"unknown BlackPoker edition {edition!r} (known: {', '.join(EDITIONS)})",
+                field="rules")
         if fmt not in FORMATS:
             raise UnsupportedRules(
-                f"format {fmt!r} is not supported yet (supported: {', '.join(FORMATS)})"
-            )
+                f"format {fmt!r} is not supported yet (supported: {', '.join(FORMATS)})",
+                field="format")
         self.edition = edition
         self.data = load_edition(edition)
         pol = self.data["policy"]
@@ -372,7 +372,8 @@ class BlackPokerRules:
         got = "".join(sorted(c.kind for c in line.costs))
         if want != got:
             rep("legality.cost-unpaid", "bp4.3.1.1",
-                f"{action.name} costs ${a.get('cost') or 'nothing'}.",
+                f"{action.name} costs {'$' + want if want else 'nothing'}; the request paid "
+                f"{'$' + got if got else 'nothing'}.",
                 expected=want or None, actual=got or None)
         discards: dict[str, int] = {}
         for k in keys:
@@ -398,7 +399,8 @@ class BlackPokerRules:
                 named = _card_of(c.ref)
                 if board.deck is not None and len(board.deck) < lost:
                     rep("legality.cost-unpaid", "bp4.3.1.1",
-                        f"{player} has no card left to pay $L.")
+                        f"{player} has no card left in the {self.deck_zone} to pay $L "
+                        "(lose the top card).")
                 elif top not in (None, UNKNOWN) and named != UNKNOWN and named != top:
                     rep("legality.cost-unpaid", "bp4.3.1.1",
                         f"$L loses the top card of the {self.deck_zone}, {top}, not {named}.",
@@ -763,7 +765,9 @@ class _Resolving:
             need = max(0, count - limit)
         if need and not chosen:
             self.rep("log.choice-missing", "bp6.2",
-                     f"{player} had {count} cards: the {need} discarded at End are not recorded.",
+                     f"{player} had {count} cards in hand at End: "
+                     + (f"the card discarded down to {limit} is" if need == 1 else
+                        f"the {need} cards discarded down to {limit} are") + " not recorded.",
                      severity="warning")
             chosen = [f"{player}:{UNKNOWN}"] * need
         elif len(chosen) != need:
@@ -810,7 +814,7 @@ class _Resolving:
             if not self.r.may_attack(ch, self.flow.turn):
                 why = "is in drive state" if ch.state != "charge" else (
                     "cannot attack (a bulwark)" if ch.kind == "bulwark" else
-                    "entered the field this turn (preparation)")
+                    "entered the field this turn and is in preparation: it cannot attack yet")
                 self.rep("legality.choice-invalid", "bp6.2", f"{ref} {why}.", actual=ref)
             ch.state = "drive"
             valid.append(ch.ref)
@@ -1166,7 +1170,8 @@ class _Resolving:
                     t.get("op") == "damage" and t.get("player") == o["player"] for t in extra):
                 self.rep("precedence.value-mismatch", "bp4.4.3",
                          "The damage does not equal the attacker's size with every ability in "
-                         "force applied (all, your, this; oldest first): " + "; ".join(steps),
+                         "force applied (all, your, this; oldest first): " + "; ".join(steps)
+                         + ".",
                          expected=o.get("amount"),
                          actual=next(t.get("amount") for t in extra if t.get("op") == "damage"))
                 self._apply_as_played(extra, unmatched)
@@ -1174,7 +1179,8 @@ class _Resolving:
         partial = [o for o in unmatched if o["op"] in ("damage", "draw")]
         if partial and any(t.get("op") == partial[0]["op"] for t in extra):
             self.rep("legality.partial-not-applied", "bp4.3.3.1.2",
-                     "The possible part of the effect was not carried out exactly.",
+                     f"Only part of {self.req.action.name}'s effect was possible: that part "
+                     "must be carried out exactly, and the log records it otherwise.",
                      expected=partial, actual=[t for t in extra if t.get("op") ==
                                                partial[0]["op"]])
             self._apply_as_played(extra, unmatched)

@@ -116,6 +116,28 @@ def split_ref(ref: str) -> tuple[str, str] | None:
     return (player, card) if sep and player and card else None
 
 
+_CARD_FIELDS = frozenset({"id", "kind", "name", "cost", "attack", "durability", "timing",
+                          "abilities"})
+_ABILITY_FIELDS = frozenset({"text", "effects"})
+_STEP_FIELDS = frozenset({"text", "do", "target", "amount"})
+
+
+def _unknown_fields(spec: dict[str, Any]) -> list[str]:
+    """Keys of a card definition (and of its abilities and steps) that mean nothing."""
+    out = sorted(set(spec) - _CARD_FIELDS)
+    for i, ab in enumerate(spec.get("abilities") or []):
+        if not isinstance(ab, dict):
+            continue
+        steps = ab.get("effects") if "effects" in ab else [ab]
+        if "effects" in ab:
+            out += [f"abilities[{i}].{k}" for k in sorted(set(ab) - _ABILITY_FIELDS)]
+        for j, st in enumerate(steps if isinstance(steps, list) else [steps]):
+            if isinstance(st, dict):
+                where = f"abilities[{i}].effects[{j}]" if "effects" in ab else f"abilities[{i}]"
+                out += [f"{where}.{k}" for k in sorted(set(st) - _STEP_FIELDS)]
+    return out
+
+
 def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -126,18 +148,17 @@ class ILanguageRules:
     def __init__(self, header: MatchStarted, edition: str) -> None:
         if edition not in EDITIONS:
             raise UnsupportedRules(
-                f"unknown i_language edition {edition!r} (known: {', '.join(EDITIONS)})"
-            )
+                f"unknown i_language edition {edition!r} (known: {', '.join(EDITIONS)})",
+                field="rules")
         self.edition = edition
         self.data = load_edition(edition)
         if header.format not in self.data["formats"]:
             raise UnsupportedRules(
                 f"format {header.format!r} is not supported yet "
-                f"(supported: {', '.join(self.data['formats'])})"
-            )
+                f"(supported: {', '.join(self.data['formats'])})", field="format")
         if len(header.players) != self.data["players"]:
             raise UnsupportedRules("i_language is a 1-on-1 game: the header names "
-                                   f"{len(header.players)} players")
+                                   f"{len(header.players)} players", field="players")
         pol = self.data["policy"]
         self.pol = pol
         self.policy = FlowPolicy(
@@ -184,6 +205,10 @@ class ILanguageRules:
                 self.def_problems.append(f"card {cid!r}: {problem}")
             elif d is not None:
                 self.defs[cid] = d
+                unknown = _unknown_fields(spec)
+                if unknown:  # a typo must not pass silently; the card still counts
+                    self.def_problems.append(
+                        f"card {cid!r}: unknown field(s) {', '.join(unknown)}")
 
     def _card_def(self, cid: str, spec: Any) -> tuple[str | None, CardDef | None]:
         if not isinstance(spec, dict):
