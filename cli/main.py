@@ -479,10 +479,16 @@ def simulate(
         write_games,
     )
 
+    if out.exists() and not out.is_dir():
+        raise CliError(f"--out {out}: a file; give a directory to write the logs to")
     game, sep, game_edition = rules.partition("/")
     written: Any
     if sep and game in GAME_SIMULATORS:
-        written = write_game_logs(game, game_edition, fmt, games, seed, out)
+        try:
+            written = write_game_logs(game, game_edition, fmt, games, seed, out)
+        except JudgeInputError as exc:  # the simulator's own header: name the option
+            option = "--format" if exc.field == "format" else "--rules"
+            raise CliError(f"{option}: {str(exc).split(': ', 2)[-1]}") from exc
     else:
         edition = _edition(rules)
         BlackPokerRules(edition, fmt or "lite")  # an unknown edition or format stops here

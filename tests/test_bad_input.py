@@ -721,3 +721,30 @@ def test_the_installed_command_on_bad_input(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr == f"coreflow: cannot open the event store {DISPUTED}: file is not a " \
                           "database\n"
+
+
+# ------------------------------------------------------------------ simulate
+
+@pytest.mark.parametrize("args, message", [
+    (("--rules", "chess/1"), "coreflow: --rules 'chess/1': no simulator for game 'chess'"),
+    (("--rules", "blackpoker/7.0"), "coreflow: unknown BlackPoker edition '7.0' (known: 6.1, 9.0)"),
+    (("--rules", "i_language/2"), "coreflow: --rules: unknown i_language edition '2' (known: 1)"),
+    (("--rules", "i_language/1", "--format", "pro"),
+     "coreflow: --format: format 'pro' is not supported yet (supported: standard)"),
+    (("--rules", "duel_masters/9"), "coreflow: unknown Duel Masters edition '9' (known: 1.47)"),
+])
+def test_simulate_of_an_unknown_game_edition_or_format(tmp_path: Path, args: tuple[str, ...],
+                                                       message: str) -> None:
+    r = invoke("simulate", *args, "--out", tmp_path / "out")
+    assert r.exit_code == 2
+    assert one_line(r.stderr) == message
+    assert not (tmp_path / "out").exists()
+
+
+def test_simulate_into_a_file(tmp_path: Path) -> None:
+    target = shutil.copy(DISPUTED, tmp_path / "log.jsonl")
+    r = invoke("simulate", "--rules", "9.0", "--out", target)
+    assert r.exit_code == 2
+    assert one_line(r.stderr) == (
+        f"coreflow: --out {target}: a file; give a directory to write the logs to")
+    assert Path(target).read_bytes() == DISPUTED.read_bytes()
