@@ -748,3 +748,14 @@ def test_simulate_into_a_file(tmp_path: Path) -> None:
     assert one_line(r.stderr) == (
         f"coreflow: --out {target}: a file; give a directory to write the logs to")
     assert Path(target).read_bytes() == DISPUTED.read_bytes()
+
+
+def test_a_duel_masters_card_that_is_not_an_object_names_the_cards_field(tmp_path: Path) -> None:
+    log = tmp_path / "dm.jsonl"
+    log.write_text(json.dumps({
+        "seq": 1, "type": "match_started", "match_id": "x", "game": "duel_masters",
+        "rules": "duel_masters/1.47", "format": "standard", "players": ["a", "b"],
+        "cards": {"x": 5}, "log_format": 1}) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["judge", str(log)])
+    assert result.exit_code == 2
+    assert "line 1: field 'cards'" in result.output and "Traceback" not in result.output

@@ -233,5 +233,6 @@ def parse_cards(raw: Any) -> dict[str, CardDef]:
             raise CardListError(f"cards: {card_id!r} is not a definition id (no '#' or ':')")
         if card_id in out:
             raise CardListError(f"cards: {card_id!r} is defined twice")
-        out[card_id] = parse_card(card_id, {k: v for k, v in d.items() if k != "id"})
+        body = {k: v for k, v in d.items() if k != "id"} if isinstance(d, dict) else d
+        out[card_id] = parse_card(card_id, body)
     return out

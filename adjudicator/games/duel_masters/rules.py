@@ -115,12 +115,13 @@ class DuelMastersRules:
     def __init__(self, edition: str, fmt: str, cards: Any = None) -> None:
         if edition not in EDITIONS:
             raise UnsupportedRules(
-                f"unknown Duel Masters edition {edition!r} (known: {', '.join(EDITIONS)})")
+                f"unknown Duel Masters edition {edition!r} (known: {', '.join(EDITIONS)})",
+                field="rules")
         self.data = load_edition(edition)
         if fmt not in self.data["formats"]:
             raise UnsupportedRules(
                 f"format {fmt!r} is not supported yet (supported: "
-                f"{', '.join(self.data['formats'])})")
+                f"{', '.join(self.data['formats'])})", field="format")
         self.edition = edition
         self.format = fmt
         pol = self.data["policy"]
@@ -1371,6 +1372,4 @@ def rules_factory(header: MatchStarted, edition: str) -> DuelMastersRules:
     try:
         return DuelMastersRules(edition, header.format, header.cards)
     except CardListError as exc:
-        error = UnsupportedRules(str(exc))
-        error.field = exc.field  # type: ignore[attr-defined]
-        raise error from exc
+        raise UnsupportedRules(str(exc), field=exc.field) from exc
