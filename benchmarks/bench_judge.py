@@ -2,7 +2,7 @@
 
 Prints, from one run on this machine:
 - judge events/s (parse + validate + core flow + rules) and its cost relative to plain
-  ``json.loads`` of the same lines;
+  ``json.loads`` of the same lines, in memory and from the same files;
 - record events/s into the eventsourcing SQLite store against raw ``sqlite3`` inserts
   of the same rows (one transaction per match for both).
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adjudicator.judge import judge_lines  # noqa: E402
+from adjudicator.judge import judge_file, judge_lines  # noqa: E402
 from adjudicator.simulate import simulate_game  # noqa: E402
 from events.models import LogLine  # noqa: E402
 from events.reader import LineError, dump_line, iter_lines  # noqa: E402
@@ -68,9 +68,37 @@ def main() -> None:
 
     t_loads = best_of(5, loads_all)
     t_judge = best_of(5, judge_all)
-    print(f"json.loads : {total / t_loads:12,.0f} events/s")
-    print(f"judge      : {total / t_judge:12,.0f} events/s")
-    print(f"judge cost : {t_judge / t_loads:.2f} x json.loads of the same lines")
+    print("in memory (str lines):")
+    print(f"  json.loads : {total / t_loads:12,.0f} events/s")
+    print(f"  judge      : {total / t_judge:12,.0f} events/s")
+    print(f"  judge cost : {t_judge / t_loads:.2f} x json.loads of the same lines")
+
+    # The same logs as files, as a judge receives them: each read in binary, line by line,
+    # by json.loads on one side and by the judge (judge_file: read, validate, judge) on the
+    # other.
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for i, m in enumerate(matches):
+            path = Path(tmp) / f"{i}.jsonl"
+            path.write_text("\n".join(m) + "\n", encoding="utf-8")
+            files.append(path)
+
+        def loads_files() -> None:
+            for path in files:
+                with path.open("rb") as fh:
+                    for raw in fh:
+                        json.loads(raw)
+
+        def judge_files() -> None:
+            for path in files:
+                judge_file(path)
+
+        f_loads = best_of(5, loads_files)
+        f_judge = best_of(5, judge_files)
+    print("from files (bytes):")
+    print(f"  json.loads : {total / f_loads:12,.0f} events/s")
+    print(f"  judge      : {total / f_judge:12,.0f} events/s")
+    print(f"  judge cost : {f_judge / f_loads:.2f} x json.loads of the same file")
 
     parsed: list[list[LogLine]] = [
         [line for _, line in iter_lines(m) if not isinstance(line, LineError)] for m in matches
@@ -94,9 +122,10 @@ def main() -> None:
         for logged in parsed:
             recorder.record(logged)
         t_rec = time.perf_counter() - t0
-    print(f"raw sqlite3: {total / t_raw:12,.0f} events/s")
-    print(f"record     : {total / t_rec:12,.0f} events/s")
-    print(f"record     : {t_raw / t_rec:.2f} x raw sqlite3 inserts of the same rows")
+    print("record:")
+    print(f"  raw sqlite3: {total / t_raw:12,.0f} events/s")
+    print(f"  record     : {total / t_rec:12,.0f} events/s")
+    print(f"  record     : {t_raw / t_rec:.2f} x raw sqlite3 inserts of the same rows")
 
 
 if __name__ == "__main__":
