@@ -174,6 +174,21 @@ def _log_files(path: Path) -> list[Path]:
     return files
 
 
+def _is_match_id(target: str) -> bool:
+    """A name that is no file path: no separator and no ``.jsonl``."""
+    return not target.endswith(".jsonl") and os.sep not in target
+
+
+def _recorded(match_id: str, store: str | None) -> list[LogLine]:
+    """The stored lines of a recorded match (the store is only read, never created)."""
+    with _recorder(store, reading=True) as recorder:
+        try:
+            return recorder.lines(match_id)
+        except MatchNotFound:
+            raise CliError(f"{match_id!r} is neither a log file nor a recorded match",
+                           EXIT_INPUT) from None
+
+
 def _one_file(path: Path) -> Path:
     """A command that reads one log refuses a directory by name."""
     if path.is_dir():
@@ -265,10 +280,12 @@ FormatOption = Annotated[Format, typer.Option("--format", help="Output format.")
 @guarded
 def judge(
     logs: Annotated[list[Path], typer.Argument(
-        metavar="LOG",
-        help="Log files, or directories (their *.jsonl files, in name order).",
+        metavar="LOG|MATCH_ID",
+        help="Log files, directories (their *.jsonl files, in name order), or the ids of "
+             "matches recorded in the store.",
         show_default=False)],
     fmt: FormatOption = Format.text,
+    store: StoreOption = None,
 ) -> None:
     """Judge match logs against the rules and report every finding.
 
@@ -287,10 +304,17 @@ def judge(
             status = EXIT_INPUT
     for path in files:
         try:
-            report: Report = judge_lines(read_log(path))
+            if not path.exists() and _is_match_id(str(path)):
+                report: Report = judge_lines(enumerate(_recorded(str(path), store), start=1))
+            else:
+                report = judge_lines(read_log(path))
         except (JudgeInputError, LogReadError) as exc:
             message = str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}"
             _say(message)
+            status = max(status, EXIT_INPUT)
+            continue
+        except CliError as exc:  # no store, or no such recorded match: unreadable input
+            _say(str(exc))
             status = max(status, EXIT_INPUT)
             continue
         except Exception as exc:  # noqa: BLE001 - one bad log must not stop the others
@@ -358,15 +382,13 @@ def board(
     if path.exists():
         projector = _with_path(path, lambda: BoardProjector.from_file(path))
     else:
-        if target.endswith(".jsonl") or os.sep in target:  # meant as a file: no store needed
+        if not _is_match_id(target):  # meant as a file: no store needed
             raise CliError(f"{target}: no such log file (nor a match id: a match id has no "
                            "'/' and no .jsonl)", EXIT_INPUT)
-        with _recorder(store, reading=True) as recorder:
-            try:
-                lines = recorder.lines(target)
-            except MatchNotFound:
-                raise CliError(f"{target!r} is neither a log file nor a recorded match",
-                               EXIT_NO) from None
+        try:
+            lines = _recorded(target, store)
+        except CliError as exc:
+            raise CliError(str(exc), EXIT_NO) from None
         projector = BoardProjector.from_lines(lines)
     data = projector.at(at)
     if fmt is Format.json:

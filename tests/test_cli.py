@@ -393,7 +393,7 @@ def test_readme_opens_with_the_two_commands() -> None:
     commands = first[first.index("\n") + 1:first.index("```", 3)].splitlines()
     assert commands == [
         "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/coreflow record "
-        "fixtures/sample-match.jsonl && .venv/bin/coreflow judge fixtures/sample-match.jsonl",
+        "fixtures/sample-match.jsonl && .venv/bin/coreflow judge sample-2026-r3-t7",
         "python3 -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/python -m pytest",
     ]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
@@ -410,3 +410,21 @@ def test_readme_worked_example_is_what_the_cli_prints(
     assert readme_block_after(f"`coreflow judge {log}` prints") == judged.stdout
     board = invoke("board", log, "--at", "8")
     assert readme_block_after(f"`coreflow board {log} --at 8`") == board.stdout
+
+
+def test_judge_a_recorded_match_by_its_id(tmp_path: Path) -> None:
+    """The README's first command: record the sample, then judge it from the store."""
+    store = str(tmp_path / "coreflow.db")
+    sample = ROOT / "fixtures" / "sample-match.jsonl"
+    recorded = CliRunner().invoke(app, ["record", str(sample), "--store", store])
+    assert recorded.exit_code == 0 and recorded.output.strip() == "sample-2026-r3-t7"
+    from_store = CliRunner().invoke(app, ["judge", "sample-2026-r3-t7", "--store", store,
+                                          "--format", "json"])
+    from_file = CliRunner().invoke(app, ["judge", str(sample), "--format", "json"])
+    assert from_store.exit_code == 0
+    stored, filed = json.loads(from_store.output), json.loads(from_file.output)
+    assert stored["result"] == filed["result"] == {"result": "win", "winner": "bob",
+                                                    "reason": "deck_out"}
+    assert stored["findings"] == filed["findings"] == []
+    missing = CliRunner().invoke(app, ["judge", "no-such-match", "--store", store])
+    assert missing.exit_code == 2 and "neither a log file nor a recorded match" in missing.output
