@@ -89,6 +89,20 @@ class Report:
         return out
 
 
+def feed_item(flow: CoreFlow, line_no: int, item: LogLine | LineError) -> None:
+    """Feed one read line; a malformed one is a ``log.malformed`` finding and a hole in the
+    log (the seq it should have had is taken)."""
+    if isinstance(item, LineError):
+        flow.findings.append(finding(
+            "log.malformed", flow.last_seq + 1 if flow.last_seq else line_no, "log",
+            f"Line {line_no}: field {item.field!r}: {item.message}",
+            actual={"line": line_no, "field": item.field},
+        ))
+        flow.next_seq += 1
+        return
+    flow.feed(item)
+
+
 def start_flow(first: LogLine | LineError, line_no: int = 1) -> CoreFlow:
     """Open a match from its first line; raise :class:`JudgeInputError` if impossible."""
     if isinstance(first, LineError):
@@ -149,15 +163,7 @@ def _judge(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
     count = 1
     for no, item in it:
         count += 1
-        if isinstance(item, LineError):
-            flow.findings.append(finding(
-                "log.malformed", flow.last_seq + 1 if flow.last_seq else no, "log",
-                f"Line {no}: field {item.field!r}: {item.message}",
-                actual={"line": no, "field": item.field},
-            ))
-            flow.next_seq += 1
-            continue
-        flow.feed(item)
+        feed_item(flow, no, item)
     flow.finish()
     header = flow.header
     flow.findings.sort(key=lambda f: f.seq)

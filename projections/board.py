@@ -22,9 +22,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from adjudicator.findings import finding
 from adjudicator.flow import CoreFlow, Req
-from adjudicator.judge import JudgeInputError, start_flow
+from adjudicator.judge import JudgeInputError, feed_item, start_flow
 from events.models import LogLine
 from events.reader import LineError, read_log
 
@@ -81,17 +80,7 @@ def snapshot(flow: CoreFlow) -> dict[str, Any]:
     return board
 
 
-def _feed(flow: CoreFlow, line_no: int, item: Item) -> None:
-    """Feed one log item; a malformed line is a hole, as the judge treats it."""
-    if isinstance(item, LineError):
-        flow.findings.append(finding(
-            "log.malformed", flow.last_seq + 1 if flow.last_seq else line_no, "log",
-            f"Line {line_no}: field {item.field!r}: {item.message}",
-            actual={"line": line_no, "field": item.field},
-        ))
-        flow.next_seq += 1
-        return
-    flow.feed(item)
+_feed = feed_item  # a malformed line is a hole, as the judge treats it
 
 
 def _seq_of(items: Sequence[tuple[int, Item]]) -> list[int]:
