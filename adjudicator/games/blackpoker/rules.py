@@ -43,7 +43,7 @@ from adjudicator.games.common import (
     load_edition_data,
     unknown_decks,
 )
-from adjudicator.policies import CoreTriggerOrder, NarrowestScopeWins
+from adjudicator.policies import CoreTriggerOrder
 
 if TYPE_CHECKING:
     from adjudicator.flow import CoreFlow, Req
@@ -99,7 +99,6 @@ class BlackPokerRules:
             shortcut_calls=frozenset(c.lower() for c in pol.get("shortcut_calls", [])),
         )
         self.trigger_order = CoreTriggerOrder()
-        self.permissions = NarrowestScopeWins()
         self.actions: dict[str, ActionDef] = {
             aid: ActionDef(
                 id=aid, name=a["name"], speed=a["speed"], timing=a["timing"],
