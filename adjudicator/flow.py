@@ -150,6 +150,10 @@ class CoreFlow:
     def report(self, code: str, rule: str, message: str, **kw: Any) -> None:
         self.findings.append(finding(code, self.last_seq, rule, message, **kw))
 
+    def cite(self, code: str, core: str) -> str:
+        """The rule a core check rests on: the game's own clause if it names one."""
+        return self.rules.policy.rule_refs.get(code, core)
+
     def next_player(self, player: str) -> str:
         i = self.players.index(player)
         return self.players[(i + 1) % len(self.players)]
@@ -547,7 +551,7 @@ class CoreFlow:
         self._record_pass(self.chance)
 
     def _miss_pending(self, why: str) -> None:
-        """The log went on as if the pending requests never happened ([6], bp4.5.2)."""
+        """The log went on as if the pending requests never happened ([6])."""
         if self.awaiting_instant is not None:
             req = self.awaiting_instant
             self.awaiting_instant = None
@@ -616,12 +620,13 @@ class CoreFlow:
             return
         action = self.rules.action(line.action)
         if action is None:
-            self.report("legality.unknown-action", "bp3.4.1.1",
+            self.report("legality.unknown-action", self.cite("legality.unknown-action", "core[5]"),
                         f"{line.action!r} is not an action of this format.",
                         actual=line.action)
             return
         if not action.direct:
-            self.report("timing.not-directly-actionable", "bp4.5.3.3",
+            self.report("timing.not-directly-actionable",
+                        self.cite("timing.not-directly-actionable", "core[5]"),
                         f"Players cannot request {action.name} directly; the rules start it.",
                         actual=line.action)
             # Reported, and it still happened (docs/decisions.md): it goes on as a request.
@@ -697,7 +702,7 @@ class CoreFlow:
                                "it has main timing, so the stage must be empty.",
                                "empty stage", [r.id for r in self.stage]))
         if action.once_per_turn and (player, action.id) in self.once_used:
-            broken.append(("timing.once-per-turn", "bp4.5.3.2",
+            broken.append(("timing.once-per-turn", self.cite("timing.once-per-turn", "core[3]"),
                            f"{player} already requested {action.name} this turn; it may be "
                            "requested once per turn.",
                            "once this turn", "twice"))

@@ -7,6 +7,7 @@ won) comes through the :class:`GameRules` interface that each game implements.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -47,7 +48,7 @@ class ActionDef:
 
     @property
     def cannot_be_requested_directly(self) -> bool:
-        """bp4.5.3.3: players never request it; the rules start it."""
+        """Players never request it; the rules start it (by a trigger or an effect)."""
         return not self.direct
 
 
@@ -60,6 +61,9 @@ class FlowPolicy:
     automatic pass follows and the chance moves on (False)."""
     resolve_before_cost_triggers: bool
     """True: an instant request resolves before the instants its costs triggered."""
+    rule_refs: Mapping[str, str] = field(default_factory=dict)
+    """The game's own clause for a check the core flow makes (finding code -> rule ref,
+    e.g. once-per-turn in the game's rule book); the core rule's step otherwise."""
     shortcut_calls: frozenset[str] = frozenset()
     """Calls that, as the note of a pass, stand for the passes still needed to resolve the
     top of the stage (a shortcut: the opponent did not stop play)."""

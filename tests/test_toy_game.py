@@ -183,3 +183,5 @@ def test_the_core_flow_names_no_game() -> None:
         hits = [m.group(0) for m in GAME_NAMES.finditer(text)]
         assert hits == [], f"adjudicator/{name} names a game: {hits}"
         assert not re.search(r"game\s*[!=]=|edition\s*[!=]=|header\.game|header\.rules", text), name
+        # Nor cites one game's rule book: a game's clauses come from its policy data.
+        assert not re.search(r"\b(bp|dm|il)[0-9.§\[]", text), f"adjudicator/{name} cites a game"

@@ -97,6 +97,7 @@ class BlackPokerRules:
             requester_keeps_chance=bool(pol["requester_keeps_chance"]),
             resolve_before_cost_triggers=bool(pol["resolve_before_cost_triggers"]),
             shortcut_calls=frozenset(c.lower() for c in pol.get("shortcut_calls", [])),
+            rule_refs=dict(pol.get("rule_refs", {})),
         )
         self.trigger_order = CoreTriggerOrder()
         self.actions: dict[str, ActionDef] = {
