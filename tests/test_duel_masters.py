@@ -33,7 +33,7 @@ from events.models import (
     Resolve,
     Trigger,
 )
-from tests.logtools import Log, errors, judge, renumber
+from tests.logtools import Garbage, Log, errors, judge, mutate, renumber
 
 GAMES = 300
 DERIVED = {"chance_moved", "turn_started", "game_ended"}
@@ -429,37 +429,8 @@ GARBAGE_EFFECTS: list[list[dict[str, object]]] = [
 ACTIONS = sorted(DuelMastersRules("1.47", "standard").actions) + ["nope"]
 
 
-def mutate(lines: Log, data: st.DataObject) -> None:
-    """One random edit past the first two lines: a line dropped, repeated or moved, or a
-    field replaced by something plausible or absurd."""
-    i = data.draw(st.integers(2, len(lines) - 1), label="line")
-    line = lines[i]
-    op = data.draw(st.sampled_from(["drop", "repeat", "move", "player", "request", "choices",
-                                    "targets", "keys", "effects", "action"]), label="edit")
-    update: dict[str, object] = {}
-    if op == "drop":
-        lines.pop(i)
-    elif op == "repeat":
-        lines.insert(i, line)
-    elif op == "move":
-        lines.insert(data.draw(st.integers(2, len(lines) - 1), label="to"), lines.pop(i))
-    elif op == "player" and isinstance(line, Request):
-        update["player"] = "bob" if line.player == "alice" else "alice"
-    elif op == "request" and isinstance(line, Request | Resolve | Trigger):
-        names = sorted({x.request for x in lines if isinstance(x, Request | Trigger)})
-        update["request"] = data.draw(st.sampled_from(names), label="name")
-    elif op == "choices" and isinstance(line, Request | Resolve):
-        update["choices"] = data.draw(st.sampled_from(GARBAGE_CHOICES), label="choices")
-    elif op == "targets" and isinstance(line, Request):
-        update["targets"] = data.draw(st.sampled_from(GARBAGE_TARGETS), label="targets")
-    elif op == "keys" and isinstance(line, Request):
-        update["key_cards"] = data.draw(st.sampled_from(GARBAGE_KEYS), label="keys")
-    elif op == "effects" and isinstance(line, Resolve):
-        update["effects"] = data.draw(st.sampled_from(GARBAGE_EFFECTS), label="effects")
-    elif op == "action" and isinstance(line, Request | Trigger):
-        update["action"] = data.draw(st.sampled_from(ACTIONS), label="action")
-    if update:
-        lines[i] = type(line).model_validate({**line.model_dump(), **update})
+GARBAGE = Garbage(GARBAGE_CHOICES, GARBAGE_TARGETS, GARBAGE_KEYS, GARBAGE_EFFECTS,
+                  ACTIONS)
 
 
 @settings(max_examples=80, deadline=None)
@@ -474,7 +445,7 @@ def test_judge_reports_edited_logs_without_crashing(seed: int, sparse_form: bool
     lines = simulate_game(seed % 5000, max_lines=400)
     lines = list(sparse(lines) if sparse_form else lines)
     for _ in range(edits):
-        mutate(lines, data)
+        mutate(lines, data, GARBAGE)
     report = judge(lines)
     assert all(f.code in CODES for f in report.findings)
     assert all(1 <= f.seq <= len(lines) for f in report.findings)

@@ -49,7 +49,7 @@ from events.models import (
 )
 from events.reader import iter_lines, read_log, verify_chain
 from events.store import open_recorder
-from tests.logtools import Log, errors, identity, judge, renumber
+from tests.logtools import Garbage, Log, errors, identity, judge, mutate, renumber
 
 EDITIONS = ("6.1", "9.0")
 GAMES_PER_EDITION = 150
@@ -591,41 +591,8 @@ GARBAGE_EFFECTS: list[list[dict[str, object]]] = [
 ACTION_IDS = sorted(DIRECT_ACTIONS | TRIGGERED_ACTIONS | {"nope"})
 
 
-def mutate(lines: Log, data: st.DataObject) -> None:
-    """One random edit of a log past its first two lines: a line dropped, repeated,
-    moved, or one of its fields replaced by something plausible or absurd."""
-    i = data.draw(st.integers(2, len(lines) - 1), label="line")
-    line = lines[i]
-    op = data.draw(st.sampled_from([
-        "drop", "repeat", "move", "player", "request", "choices", "result", "targets",
-        "keys", "effects", "action",
-    ]), label="edit")
-    update: dict[str, object] = {}
-    if op == "drop":
-        lines.pop(i)
-    elif op == "repeat":
-        lines.insert(i, line)
-    elif op == "move":
-        lines.insert(data.draw(st.integers(2, len(lines) - 1), label="to"), lines.pop(i))
-    elif op == "player" and isinstance(line, Request | Pass):
-        update["player"] = "bob" if line.player == "alice" else "alice"
-    elif op == "request" and isinstance(line, Request | Resolve | Stage | Trigger):
-        names = sorted({x.request for x in lines if isinstance(x, Request | Trigger)})
-        update["request"] = data.draw(st.sampled_from(names), label="name")
-    elif op == "choices" and isinstance(line, Request | Resolve):
-        update["choices"] = data.draw(st.sampled_from(GARBAGE_CHOICES), label="choices")
-    elif op == "result" and isinstance(line, Resolve):
-        update["result"] = "fizzled" if line.result == "resolved" else "resolved"
-    elif op == "targets" and isinstance(line, Request):
-        update["targets"] = data.draw(st.sampled_from(GARBAGE_TARGETS), label="targets")
-    elif op == "keys" and isinstance(line, Request):
-        update["key_cards"] = data.draw(st.sampled_from(GARBAGE_KEYS), label="keys")
-    elif op == "effects" and isinstance(line, Resolve):
-        update["effects"] = data.draw(st.sampled_from(GARBAGE_EFFECTS), label="effects")
-    elif op == "action" and isinstance(line, Request | Trigger):
-        update["action"] = data.draw(st.sampled_from(ACTION_IDS), label="action")
-    if update:
-        lines[i] = type(line).model_validate({**line.model_dump(), **update})
+GARBAGE = Garbage(GARBAGE_CHOICES, GARBAGE_TARGETS, GARBAGE_KEYS, GARBAGE_EFFECTS,
+                  ACTION_IDS)
 
 
 @settings(max_examples=60, deadline=None)
@@ -640,7 +607,7 @@ def test_judge_reports_edited_logs_without_crashing(edition: str, seed: int,
     if sparse_form:
         lines = sparse(lines)[0]
     for _ in range(data.draw(st.integers(1, 4), label="edits")):
-        mutate(lines, data)
+        mutate(lines, data, GARBAGE)
     lines = renumber(lines)
     report = judge(lines)
     normalized = normalize_lines(enumerate(lines, 1))
@@ -664,7 +631,7 @@ def test_normalized_edited_logs_keep_their_findings(edition: str, seed: int,
     if sparse_form:
         lines = sparse(lines)[0]
     for _ in range(data.draw(st.integers(1, 2), label="edits")):
-        mutate(lines, data)
+        mutate(lines, data, GARBAGE)
     lines = renumber(lines)
     normalized = normalize_lines(enumerate(lines, 1))
     codes = Counter(f.code for f in judge(lines).findings)
