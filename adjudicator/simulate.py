@@ -41,6 +41,7 @@ from adjudicator.games.blackpoker.rules import BlackPokerRules
 from adjudicator.games.duel_masters.simulate import simulate_game as simulate_duel_masters
 from adjudicator.games.i_language.simulate import simulate_game as simulate_i_language
 from adjudicator.judge import start_flow
+from adjudicator.simulation import SimulationError, feed_legal
 from events.models import (
     Discard,
     Effect,
@@ -76,10 +77,6 @@ CLAIM_RATE = 0.5
 """How often a resolution records the primitive effects the table saw (``effects``)."""
 MAX_CANDIDATES = 60
 """Candidates tried per action before giving it up for this decision."""
-
-
-class SimulationError(RuntimeError):
-    """The engine refused a line the simulator took for legal (a bug in one of them)."""
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -204,14 +201,7 @@ class _Simulator:
         """Feed one line; any error finding is a bug. Then follow the hidden cards."""
         flow = self.flow
         before = {p: len(self._deck(p)) for p in PLAYERS} if flow.started else {}
-        findings = flow.feed(item.line)
-        errors = [f for f in findings if f.severity == "error"]
-        if errors:
-            raise SimulationError(
-                f"the engine refused line {item.line.seq} "
-                f"({item.line.model_dump_json(exclude_none=True)}): "
-                + "; ".join(f"{f.code}: {f.message}" for f in errors)
-            )
+        feed_legal(flow, item.line)
         for p in PLAYERS:
             for card in item.used.get(p, []):
                 if card in self.hidden[p]:

@@ -33,6 +33,7 @@ from adjudicator.flow import CoreFlow, Req
 from adjudicator.games.duel_masters.cards import CardDef
 from adjudicator.games.duel_masters.rules import DuelMastersRules
 from adjudicator.judge import start_flow
+from adjudicator.simulation import SimulationError, feed_legal
 from events.models import Effect, GameStarted, LogLine, MatchStarted, Pass, Request, Resolve
 
 PLAYERS = ("alice", "bob")
@@ -51,10 +52,6 @@ AGGRESSION = (5.0, 5.0, 5.0, 0.02)
 """The weight of an attack against other requests, drawn per game: a few games are played
 by cautious players and end by library out."""
 """How often a player uses an S-Trigger or G-Strike."""
-
-
-class SimulationError(RuntimeError):
-    """The engine refused a line the simulator took for legal (a bug in one of them)."""
 
 
 @lru_cache(maxsize=1)
@@ -118,13 +115,7 @@ class _Simulator:
 
     def _feed(self, line: LogLine) -> None:
         flow = self.flow
-        findings = flow.feed(line)
-        errors = [f for f in findings if f.severity == "error"]
-        if errors:
-            raise SimulationError(
-                f"the engine refused line {line.seq} "
-                f"({line.model_dump_json(exclude_none=True)}): "
-                + "; ".join(f"{f.code}: {f.message}" for f in errors))
+        feed_legal(flow, line)
         if isinstance(line, Resolve) and self.rng.random() < CLAIM_RATE:
             effects = self.rules.effects_of.get(line.request)
             if effects is not None:

@@ -26,6 +26,7 @@ from typing import Any
 from adjudicator.flow import CoreFlow, Req
 from adjudicator.games.i_language.rules import CardState, ILanguageRules
 from adjudicator.judge import start_flow
+from adjudicator.simulation import SimulationError, feed_legal
 from events.models import (
     Effect,
     GameStarted,
@@ -48,10 +49,6 @@ ACT_RATE = 0.85
 """How often the turn player acts (attack or ability) rather than ending the turn."""
 CLAIM_RATE = 0.5
 """How often a resolution records the effects the table saw."""
-
-
-class SimulationError(RuntimeError):
-    """The engine refused a line the simulator took for legal (a bug in one of them)."""
 
 
 # ---------------------------------------------------------------------------- card set
@@ -135,11 +132,7 @@ class _Simulator:
         return flow.complete_log()
 
     def _feed(self, line: LogLine) -> None:
-        errors = [f for f in self.flow.feed(line) if f.severity == "error"]
-        if errors:
-            raise SimulationError(
-                f"the engine refused line {line.seq} ({line.model_dump_json(exclude_none=True)})"
-                ": " + "; ".join(f"{f.code}: {f.message}" for f in errors))
+        feed_legal(self.flow, line)
 
     def _seq(self, offset: int = 0) -> int:
         return self.flow.next_seq + offset

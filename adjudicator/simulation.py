@@ -1,0 +1,22 @@
+"""What every game's seeded simulator shares: feeding the engine lines it must accept."""
+
+from __future__ import annotations
+
+from adjudicator.findings import Finding
+from adjudicator.flow import CoreFlow
+from events.models import LogLine
+
+
+class SimulationError(RuntimeError):
+    """The engine refused a line the simulator took for legal (a bug in one of them)."""
+
+
+def feed_legal(flow: CoreFlow, line: LogLine) -> list[Finding]:
+    """Feed a line the simulator chose as legal; an error finding is a bug, raised."""
+    findings = flow.feed(line)
+    errors = [f for f in findings if f.severity == "error"]
+    if errors:
+        raise SimulationError(
+            f"the engine refused line {line.seq} ({line.model_dump_json(exclude_none=True)}): "
+            + "; ".join(f"{f.code}: {f.message}" for f in errors))
+    return findings
