@@ -534,12 +534,10 @@ class CoreFlow:
     def _settle(self) -> None:
         """Nothing is pending and no instant waits: a game whose step ends by itself once
         nothing is pending moves on here (the optional ``settle`` hook of the rules,
-        :class:`~adjudicator.game.SettlingRules`); games without it: nothing happens."""
-        settle = getattr(self.rules, "settle", None)
-        if settle is None or self.buffer or self.awaiting_instant is not None \
-                or self.result is not None:
+        :class:`~adjudicator.game.RulesHooks`); for other games nothing happens."""
+        if self.buffer or self.awaiting_instant is not None or self.result is not None:
             return
-        specs: list[TriggerSpec] = settle(self)
+        specs = self.rules.settle(self)
         if specs:
             self.add_triggers(specs)
             self.run_trigger_check()

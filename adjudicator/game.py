@@ -133,6 +133,10 @@ class GameRules(Protocol):
         """A die was rolled (games that decide by dice keep it for the next choice)."""
         ...
 
+    def settle(self, flow: CoreFlow) -> list[TriggerSpec]:
+        """Nothing is pending: a game whose step ends by itself moves on (see RulesHooks)."""
+        ...
+
     def win_check_unknown(self, flow: CoreFlow) -> str | None:
         """Why the win/lose check cannot be ruled from the log here (a count or card the
         log does not show), or None when :meth:`win_check` can rule."""
@@ -143,13 +147,16 @@ class GameRules(Protocol):
     def notes(self) -> list[str]: ...
 
 
-class SettlingRules(Protocol):
-    """An optional hook of a rules module (the core flow looks it up; a game without it
-    keeps the flow's behaviour).
+class RulesHooks:
+    """The optional hooks of a rules module, with what they do for a game that needs
+    none of them; a rules module inherits this and overrides what it uses."""
 
-    ``settle`` is called whenever nothing is pending and no instant request waits for its
-    resolution. A game whose step ends by itself once nothing is pending (an end step whose
-    pending effects the log went on without) moves the game on here; it returns the
-    requests that triggered (an empty list: nothing happens)."""
+    def on_roll(self, flow: CoreFlow, line: Roll) -> None:
+        """A game without dice: a roll is recorded and changes nothing."""
 
-    def settle(self, flow: CoreFlow) -> list[TriggerSpec]: ...
+    def settle(self, flow: CoreFlow) -> list[TriggerSpec]:
+        """Called whenever nothing is pending and no instant request waits for its
+        resolution. A game whose step ends by itself once nothing is pending (an end step
+        whose pending effects the log went on without) moves the game on here and returns
+        the requests that triggered; the default: nothing happens."""
+        return []

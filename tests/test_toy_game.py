@@ -17,7 +17,7 @@ from typing import Any
 
 from adjudicator.findings import Finding
 from adjudicator.flow import CoreFlow, Req
-from adjudicator.game import ActionDef, FlowPolicy, GameResult, Resolution, TriggerSpec
+from adjudicator.game import ActionDef, FlowPolicy, GameResult, Resolution, RulesHooks, TriggerSpec
 from adjudicator.policies import CoreTriggerOrder, NarrowestScopeWins
 from events.models import (
     LINE_ADAPTER,
@@ -25,7 +25,6 @@ from events.models import (
     MatchStarted,
     Request,
     Resolve,
-    Roll,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +39,7 @@ TOY_ACTIONS = {  # id: (speed, timing, direct)
 TARGET = 3
 
 
-class ToyRules:
+class ToyRules(RulesHooks):
     """The whole rules module of "Count to three"."""
 
     edition = "1"
@@ -80,8 +79,6 @@ class ToyRules:
         won = [p for p, n in self.points.items() if n >= TARGET]
         return GameResult("win", won[0], "three_points") if won else None
 
-    def on_roll(self, flow: CoreFlow, line: Roll) -> None:
-        pass
 
     def win_check_unknown(self, flow: CoreFlow) -> str | None:
         return None

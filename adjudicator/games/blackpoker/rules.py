@@ -32,6 +32,7 @@ from adjudicator.game import (
     FlowPolicy,
     GameResult,
     Resolution,
+    RulesHooks,
     TriggerSpec,
     UnsupportedRules,
 )
@@ -47,7 +48,7 @@ from adjudicator.policies import CoreTriggerOrder
 
 if TYPE_CHECKING:
     from adjudicator.flow import CoreFlow, Req
-    from events.models import GameStarted, MatchStarted, Request, Resolve, Roll
+    from events.models import GameStarted, MatchStarted, Request, Resolve
 
 EDITIONS = ("6.1", "9.0")
 FORMATS = ("lite",)
@@ -77,7 +78,7 @@ def _number(card: str) -> int | None:
     return None if c is None else c.rank
 
 
-class BlackPokerRules:
+class BlackPokerRules(RulesHooks):
     """The rules of one BlackPoker edition and format, for one match."""
 
     def __init__(self, edition: str, fmt: str) -> None:
@@ -607,8 +608,6 @@ class BlackPokerRules:
         """Deck-out cannot be ruled while a player's deck (life) count is unknown."""
         return unknown_decks(flow.players, self.boards, self.deck_zone)
 
-    def on_roll(self, flow: CoreFlow, line: Roll) -> None:
-        """BlackPoker uses no dice: a roll is recorded and changes nothing."""
 
     # ------------------------------------------------------------------ projection
     def board(self, flow: CoreFlow) -> dict[str, Any]:

@@ -37,6 +37,7 @@ from adjudicator.game import (
     FlowPolicy,
     GameResult,
     Resolution,
+    RulesHooks,
     TriggerSpec,
     UnsupportedRules,
 )
@@ -62,7 +63,7 @@ from events.models import Resolve
 
 if TYPE_CHECKING:
     from adjudicator.flow import CoreFlow, Req
-    from events.models import GameStarted, MatchStarted, Request, Roll
+    from events.models import GameStarted, MatchStarted, Request
 
 EDITIONS = ("1.47",)
 
@@ -109,7 +110,7 @@ class Attack:
     player: str
 
 
-class DuelMastersRules:
+class DuelMastersRules(RulesHooks):
     """The rules of Duel Masters (one edition, one format) for one match."""
 
     def __init__(self, edition: str, fmt: str, cards: Any = None) -> None:
@@ -685,8 +686,6 @@ class DuelMastersRules:
     def win_check_unknown(self, flow: CoreFlow) -> str | None:
         return unknown_decks(flow.players, self.boards, "deck")
 
-    def on_roll(self, flow: CoreFlow, line: Roll) -> None:
-        """Duel Masters uses no dice: a roll is recorded and changes nothing."""
 
     # ------------------------------------------------------------------ projection
     def board(self, flow: CoreFlow) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from adjudicator.game import (
     FlowPolicy,
     GameResult,
     Resolution,
+    RulesHooks,
     TriggerSpec,
     UnsupportedRules,
 )
@@ -142,7 +143,7 @@ def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-class ILanguageRules:
+class ILanguageRules(RulesHooks):
     """The rules of the i-language card game for one match."""
 
     def __init__(self, header: MatchStarted, edition: str) -> None:
