@@ -16,9 +16,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from adjudicator.findings import Finding, finding
-from adjudicator.game import ActionDef, GameResult, GameRules, TriggerSpec
-from events.models import (
+from coreflow_judge.adjudicator.findings import Finding, finding
+from coreflow_judge.adjudicator.game import ActionDef, GameResult, GameRules, TriggerSpec
+from coreflow_judge.events.models import (
     LINE_TYPES,
     ChanceMoved,
     Discard,

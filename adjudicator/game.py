@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
-    from adjudicator.findings import Finding
-    from adjudicator.flow import CoreFlow, Req
-    from adjudicator.policies import TriggerOrder
-    from events.models import GameStarted, MatchStarted, Request, Resolve, Roll
+    from coreflow_judge.adjudicator.findings import Finding
+    from coreflow_judge.adjudicator.flow import CoreFlow, Req
+    from coreflow_judge.adjudicator.policies import TriggerOrder
+    from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Resolve, Roll
 
 Speed = Literal["instant", "normal"]
 Timing = Literal["main", "quick", "free"]

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from adjudicator.findings import Finding, finding
-from adjudicator.flow import CoreFlow
-from adjudicator.game import GameRules
-from adjudicator.games.blackpoker.rules import BlackPokerRules, UnsupportedRules
-from adjudicator.games.duel_masters.rules import rules_factory as duel_masters_rules
-from adjudicator.games.i_language.rules import ILanguageRules
-from events.models import LogLine, MatchStarted
-from events.reader import LineError, read_log
+from coreflow_judge.adjudicator.findings import Finding, finding
+from coreflow_judge.adjudicator.flow import CoreFlow
+from coreflow_judge.adjudicator.game import GameRules
+from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules, UnsupportedRules
+from coreflow_judge.adjudicator.games.duel_masters.rules import rules_factory as duel_masters_rules
+from coreflow_judge.adjudicator.games.i_language.rules import ILanguageRules
+from coreflow_judge.events.models import LogLine, MatchStarted
+from coreflow_judge.events.reader import LineError, read_log
 
 
 class JudgeInputError(Exception):

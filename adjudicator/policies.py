@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from adjudicator.flow import CoreFlow, Req
+    from coreflow_judge.adjudicator.flow import CoreFlow, Req
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from adjudicator.rulings import EXPECTED_SUFFIX, RulingCase, check
+from coreflow_judge.adjudicator.rulings import EXPECTED_SUFFIX, RulingCase, check
 
 
 class RulingChanged(Exception):

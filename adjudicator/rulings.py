@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adjudicator.findings import Finding
-from adjudicator.judge import JudgeInputError, Report, judge_file
+from coreflow_judge.adjudicator.findings import Finding
+from coreflow_judge.adjudicator.judge import JudgeInputError, Report, judge_file
 
 EXPECTED_SUFFIX = ".expected.json"
 DEFAULT_DIR = Path("fixtures") / "rulings"
@@ -96,7 +96,7 @@ def discover(root: Path) -> list[RulingCase]:
 
 def final_board(report: Report) -> dict[str, Any] | None:
     """The board after the last line, as the fixture keeps it."""
-    from projections.board import snapshot
+    from coreflow_judge.projections.board import snapshot
 
     if report.flow is None:
         return None

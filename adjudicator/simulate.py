@@ -33,16 +33,20 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from adjudicator.flow import SYSTEM, CoreFlow, Req
-from adjudicator.game import ActionDef
-from adjudicator.games.blackpoker.board import Character, PlayerBoard
-from adjudicator.games.blackpoker.cards import parse_card
-from adjudicator.games.blackpoker.rules import BlackPokerRules
-from adjudicator.games.duel_masters.simulate import simulate_game as simulate_duel_masters
-from adjudicator.games.i_language.simulate import simulate_game as simulate_i_language
-from adjudicator.judge import start_flow
-from adjudicator.simulation import SimulationError, feed_legal
-from events.models import (
+from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow, Req
+from coreflow_judge.adjudicator.game import ActionDef
+from coreflow_judge.adjudicator.games.blackpoker.board import Character, PlayerBoard
+from coreflow_judge.adjudicator.games.blackpoker.cards import parse_card
+from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
+from coreflow_judge.adjudicator.games.duel_masters.simulate import (
+    simulate_game as simulate_duel_masters,
+)
+from coreflow_judge.adjudicator.games.i_language.simulate import (
+    simulate_game as simulate_i_language,
+)
+from coreflow_judge.adjudicator.judge import start_flow
+from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal
+from coreflow_judge.events.models import (
     Discard,
     Effect,
     GameStarted,
@@ -54,7 +58,7 @@ from events.models import (
     Resolve,
     Stage,
 )
-from events.reader import dump_line
+from coreflow_judge.events.reader import dump_line
 
 PLAYERS = ("alice", "bob")
 CARDS = tuple(f"{s}{r}" for s in "SHDC" for r in range(1, 14)) + ("JK1", "JK2")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from adjudicator.findings import Finding
-from adjudicator.flow import CoreFlow
-from events.models import LogLine
+from coreflow_judge.adjudicator.findings import Finding
+from coreflow_judge.adjudicator.flow import CoreFlow
+from coreflow_judge.events.models import LogLine
 
 
 class SimulationError(RuntimeError):

@@ -6,7 +6,7 @@ up to date from the store's notification log and answers read-only SQL;
 tables and columns (documented in docs/audit.md).
 """
 
-from audit.projection import (
+from coreflow_judge.audit.projection import (
     AUDIT_ENV_VAR,
     AuditDB,
     AuditError,

@@ -22,11 +22,11 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from adjudicator.flow import CoreFlow, Derived, Req
-from adjudicator.game import Resolution
-from adjudicator.games.blackpoker.rules import UnsupportedRules
-from adjudicator.judge import JudgeInputError, start_flow
-from events.models import (
+from coreflow_judge.adjudicator.flow import CoreFlow, Derived, Req
+from coreflow_judge.adjudicator.game import Resolution
+from coreflow_judge.adjudicator.games.blackpoker.rules import UnsupportedRules
+from coreflow_judge.adjudicator.judge import JudgeInputError, start_flow
+from coreflow_judge.events.models import (
     ChanceMoved,
     GameEnded,
     GameStarted,
@@ -105,7 +105,7 @@ def _player_of(line: LogLine) -> str | None:
 
 
 def empty_rows() -> Rows:
-    from audit.schema import TABLES
+    from coreflow_judge.audit.schema import TABLES
 
     return {name: [] for name in TABLES}
 

@@ -31,10 +31,8 @@ from typing import IO, Any
 from uuid import UUID
 
 import duckdb
-from eventsourcing.persistence import PersistenceError, StoredEvent
-
-from audit.derive import Rows, StoredLine, derive_match, timestamp
-from audit.schema import (
+from coreflow_judge.audit.derive import Rows, StoredLine, derive_match, timestamp
+from coreflow_judge.audit.schema import (
     ORDER,
     SCHEMA_VERSION,
     STATE_TABLE,
@@ -42,8 +40,9 @@ from audit.schema import (
     create_statements,
     json_columns,
 )
-from events.models import LINE_ADAPTER
-from events.store import MatchRecorder, StoreUnavailable, open_recorder, store_env
+from coreflow_judge.events.models import LINE_ADAPTER
+from coreflow_judge.events.store import MatchRecorder, StoreUnavailable, open_recorder, store_env
+from eventsourcing.persistence import PersistenceError, StoredEvent
 
 #: The audit file's name, next to the store's SQLite file.
 DEFAULT_AUDIT_NAME = "coreflow-audit.duckdb"

@@ -31,10 +31,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adjudicator.simulate import game_seed, simulate_game  # noqa: E402
-from audit import AuditDB  # noqa: E402
-from events.models import LogLine, MatchStarted  # noqa: E402
-from events.store import open_recorder  # noqa: E402
+from coreflow_judge.adjudicator.simulate import game_seed, simulate_game  # noqa: E402
+from coreflow_judge.audit import AuditDB  # noqa: E402
+from coreflow_judge.events.models import LogLine, MatchStarted  # noqa: E402
+from coreflow_judge.events.store import open_recorder  # noqa: E402
 
 PACE = {"game_started": (60, 150), "request": (3, 25), "pass": (1, 8), "resolve": (1, 6)}
 
@@ -42,7 +42,7 @@ PACE = {"game_started": (60, 150), "request": (3, 25), "pass": (1, 8), "resolve"
 # Each: (title, the cookbook's DuckDB SQL, the same question for the SQLite store,
 #        how to compare the two answers).
 
-T = "events.store:Recorded"
+T = "coreflow_judge.events.store:Recorded"
 
 Q6_DUCK = """
 SELECT q.action, count(*) AS n,

@@ -23,10 +23,16 @@ from pathlib import Path
 from typing import Annotated, Any, TextIO
 
 import typer
-
-from audit.projection import AuditDB, AuditError, QueryFailed, Result, read_only, run_query
-from audit.schema import TABLES
-from events.store import STORE_ENV_VAR, StoreError, store_env
+from coreflow_judge.audit.projection import (
+    AuditDB,
+    AuditError,
+    QueryFailed,
+    Result,
+    read_only,
+    run_query,
+)
+from coreflow_judge.audit.schema import TABLES
+from coreflow_judge.events.store import STORE_ENV_VAR, StoreError, store_env
 
 EXIT_OK, EXIT_NO, EXIT_INPUT = 0, 1, 2
 
@@ -301,7 +307,7 @@ def export_command(
 
 def register(app: typer.Typer) -> None:
     """Add ``audit`` and ``export`` to the ``coreflow`` command."""
-    from cli.main import guarded  # the last line of defence: never a traceback
+    from coreflow_judge.cli.main import guarded  # the last line of defence: never a traceback
 
     app.command("audit")(guarded(audit_command))
     app.command("export")(guarded(export_command))

@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-
-from adjudicator.rulings import DEFAULT_DIR, check, discover, freeze, update
-from events.reader import LogReadError
+from coreflow_judge.adjudicator.rulings import DEFAULT_DIR, check, discover, freeze, update
+from coreflow_judge.events.reader import LogReadError
 
 fixture_app = typer.Typer(
     help="Ruling fixtures: freeze a disputed log with the judge's ruling, check them all.",
@@ -84,7 +83,7 @@ def check_command(
 
 
 def _run(fn: object) -> None:
-    from cli.main import CliError, guarded
+    from coreflow_judge.cli.main import CliError, guarded
 
     def body() -> None:
         try:

@@ -19,15 +19,13 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
-from typer.core import TyperGroup
-
-from adjudicator.game import UnsupportedRules
-from adjudicator.games.blackpoker.rules import BlackPokerRules
-from adjudicator.judge import JudgeInputError, Report, judge_lines, normalize_lines
-from cli.render import board_text, report_text
-from events.models import LogLine, MatchStarted, json_schema
-from events.reader import LineError, LogReadError, dump_line, read_log, verify_chain
-from events.store import (
+from coreflow_judge.adjudicator.game import UnsupportedRules
+from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
+from coreflow_judge.adjudicator.judge import JudgeInputError, Report, judge_lines, normalize_lines
+from coreflow_judge.cli.render import board_text, report_text
+from coreflow_judge.events.models import LogLine, MatchStarted, json_schema
+from coreflow_judge.events.reader import LineError, LogReadError, dump_line, read_log, verify_chain
+from coreflow_judge.events.store import (
     STORE_ENV_VAR,
     LogRejected,
     MatchAlreadyRecorded,
@@ -38,7 +36,8 @@ from events.store import (
     open_recorder,
     store_env,
 )
-from projections.board import BoardProjector, BoardQueryError
+from coreflow_judge.projections.board import BoardProjector, BoardQueryError
+from typer.core import TyperGroup
 
 
 class OneLineErrors(TyperGroup):
@@ -495,7 +494,7 @@ def simulate(
 
     Example: coreflow simulate --rules 9.0 --format lite --games 10 --seed 1 --out logs/
     """
-    from adjudicator.simulate import (  # imported only when simulating
+    from coreflow_judge.adjudicator.simulate import (  # imported only when simulating
         GAME_SIMULATORS,
         write_game_logs,
         write_games,
@@ -522,11 +521,11 @@ def simulate(
         typer.echo(str(written))
 
 
-from cli.audit import register as _register_audit  # noqa: E402 - audit, export
+from coreflow_judge.cli.audit import register as _register_audit  # noqa: E402 - audit, export
 
 _register_audit(app)
 
-from cli.fixture import register as _register_fixture  # noqa: E402 - fixture new/check
+from coreflow_judge.cli.fixture import register as _register_fixture  # noqa: E402 - fixture new/check
 
 _register_fixture(app)
 

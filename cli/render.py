@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from adjudicator.judge import Report
-from cli.rule_text import rule_statement
+from coreflow_judge.adjudicator.judge import Report
+from coreflow_judge.cli.rule_text import rule_statement
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RANK_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}

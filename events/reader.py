@@ -10,9 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from coreflow_judge.events.models import LINE_ADAPTER, LogLine
 from pydantic import ValidationError
-
-from events.models import LINE_ADAPTER, LogLine
 
 ZERO_HASH = "0" * 64
 _validate_json = LINE_ADAPTER.validator.validate_json

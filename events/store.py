@@ -28,19 +28,7 @@ from typing import Any, ClassVar, cast
 from urllib.parse import parse_qs, unquote, urlsplit
 from uuid import UUID, uuid5
 
-from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.domain import DomainEventProtocol, EventSourcingError
-from eventsourcing.persistence import (
-    Mapper,
-    PersistenceError,
-    RecordConflictError,
-    StoredEvent,
-    Transcoder,
-)
-from eventsourcing.utils import get_topic, resolve_topic
-from pydantic import BaseModel, ConfigDict, Field
-
-from events.models import (
+from coreflow_judge.events.models import (
     LINE_TYPES,
     ChanceMoved,
     Discard,
@@ -56,7 +44,18 @@ from events.models import (
     Trigger,
     TurnStarted,
 )
-from events.reader import LineError, dump_line, iter_lines
+from coreflow_judge.events.reader import LineError, dump_line, iter_lines
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.domain import DomainEventProtocol, EventSourcingError
+from eventsourcing.persistence import (
+    Mapper,
+    PersistenceError,
+    RecordConflictError,
+    StoredEvent,
+    Transcoder,
+)
+from eventsourcing.utils import get_topic, register_topic, resolve_topic
+from pydantic import BaseModel, ConfigDict, Field
 
 #: Namespace of match-record ids: ``uuid5(NAMESPACE_URL, "urn:coreflow:match-record")``.
 MATCH_NAMESPACE = UUID("1e7c5292-7b69-596e-abc8-49afe25dd6a8")
@@ -233,6 +232,14 @@ _RECORDED_BY_MODEL: dict[type[BaseModel], type[RecordedLine]] = {
 }
 
 MATCH_STARTED_TOPIC = get_topic(RecordedMatchStarted)
+
+# Stores written before the package moved under the coreflow_judge namespace name their
+# events by the old module path (``events.store:RecordedRequest``): they still read.
+LEGACY_TOPIC_MODULE = "events.store"
+for _cls in RECORDED_LINE_TYPES.values():
+    register_topic(f"{LEGACY_TOPIC_MODULE}:{_cls.__name__}", _cls)
+MATCH_STARTED_TOPICS = [MATCH_STARTED_TOPIC,
+                        f"{LEGACY_TOPIC_MODULE}:{RecordedMatchStarted.__name__}"]
 
 
 # ----------------------------------------------------------------------- aggregate
@@ -525,7 +532,7 @@ class MatchRecorder(Application[UUID]):
             page = self.recorder.select_notifications(
                 start,
                 self.notification_page_size,
-                topics=[MATCH_STARTED_TOPIC],
+                topics=MATCH_STARTED_TOPICS,
                 inclusive_of_start=False,
             )
             for notification in page:

@@ -22,10 +22,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from adjudicator.flow import CoreFlow, Req
-from adjudicator.judge import JudgeInputError, feed_item, start_flow
-from events.models import LogLine
-from events.reader import LineError, read_log
+from coreflow_judge.adjudicator.flow import CoreFlow, Req
+from coreflow_judge.adjudicator.judge import JudgeInputError, feed_item, start_flow
+from coreflow_judge.events.models import LogLine
+from coreflow_judge.events.reader import LineError, read_log
 
 #: Lines between two checkpoints of :class:`BoardProjector`.
 CHECKPOINT_EVERY = 256

@@ -25,7 +25,7 @@ BLOCK = re.compile(r"```sql\n(?P<sql>.*?)```\n(?:\n```text\n.*?```\n)?", re.S)
 
 
 def coreflow(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "coreflow_judge.cli.main", *args], cwd=ROOT,
                           capture_output=True, text=True, check=False)
 
 

@@ -37,9 +37,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adjudicator.judge import judge_lines  # noqa: E402
-from adjudicator.simulate import write_games  # noqa: E402
-from events.reader import LineError, dump_line, iter_lines, parse_line  # noqa: E402
+from coreflow_judge.adjudicator.judge import judge_lines  # noqa: E402
+from coreflow_judge.adjudicator.simulate import write_games  # noqa: E402
+from coreflow_judge.events.reader import LineError, dump_line, iter_lines, parse_line  # noqa: E402
 
 Line = dict[str, Any]
 

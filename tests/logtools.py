@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from coreflow_judge.adjudicator.judge import Report, judge_lines
+from coreflow_judge.events.models import LogLine, Pass, Request, Resolve, Stage, Trigger
 from hypothesis import strategies as st
-
-from adjudicator.judge import Report, judge_lines
-from events.models import LogLine, Pass, Request, Resolve, Stage, Trigger
 
 Log = list[LogLine]
 

@@ -10,15 +10,14 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from coreflow_judge.adjudicator.judge import judge_lines
+from coreflow_judge.audit import AuditDB, QueryFailed, QueryRefused, default_audit_path
+from coreflow_judge.audit.schema import TABLES
+from coreflow_judge.cli.main import app
+from coreflow_judge.events.models import LogLine
+from coreflow_judge.events.reader import LineError, read_log
+from coreflow_judge.events.store import MatchRecorder, open_recorder
 from typer.testing import CliRunner
-
-from adjudicator.judge import judge_lines
-from audit import AuditDB, QueryFailed, QueryRefused, default_audit_path
-from audit.schema import TABLES
-from cli.main import app
-from events.models import LogLine
-from events.reader import LineError, read_log
-from events.store import MatchRecorder, open_recorder
 
 ROOT = Path(__file__).resolve().parent.parent
 TOURNAMENT = ROOT / "fixtures" / "tournament"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adjudicator.judge import judge_lines
-from adjudicator.simulate import GAME_SIMULATORS, simulate_game
-from audit import AuditDB
-from events.store import open_recorder
+from coreflow_judge.adjudicator.judge import judge_lines
+from coreflow_judge.adjudicator.simulate import GAME_SIMULATORS, simulate_game
+from coreflow_judge.audit import AuditDB
+from coreflow_judge.events.store import open_recorder
 
 
 def test_three_games_in_one_audit_database(tmp_path: Path) -> None:

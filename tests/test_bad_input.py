@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from coreflow_judge.cli.main import app
+from coreflow_judge.events.store import open_recorder
 from typer.testing import CliRunner
-
-from cli.main import app
-from events.store import open_recorder
 
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTED = ROOT / "fixtures" / "examples" / "disputed-counter.jsonl"

@@ -10,12 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from coreflow_judge.adjudicator.judge import judge_file
+from coreflow_judge.cli.main import app
+from coreflow_judge.cli.rule_text import RULE_STATEMENTS, rule_statement
+from coreflow_judge.events.store import MatchRecorder, open_recorder
 from typer.testing import CliRunner
-
-from adjudicator.judge import judge_file
-from cli.main import app
-from cli.rule_text import RULE_STATEMENTS, rule_statement
-from events.store import MatchRecorder, open_recorder
 
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTED = ROOT / "fixtures" / "examples" / "disputed-counter.jsonl"

@@ -17,14 +17,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from adjudicator.flow import CoreFlow
-from adjudicator.games.duel_masters.rules import DuelMastersRules
-from adjudicator.games.duel_masters.simulate import sample_cards, simulate_game
-from adjudicator.judge import JudgeInputError, judge_lines, normalize_lines, start_flow
-from events.models import (
+from coreflow_judge.adjudicator.flow import CoreFlow
+from coreflow_judge.adjudicator.games.duel_masters.rules import DuelMastersRules
+from coreflow_judge.adjudicator.games.duel_masters.simulate import sample_cards, simulate_game
+from coreflow_judge.adjudicator.judge import (
+    JudgeInputError,
+    judge_lines,
+    normalize_lines,
+    start_flow,
+)
+from coreflow_judge.events.models import (
     Effect,
     GameEnded,
     LogLine,
@@ -33,6 +35,9 @@ from events.models import (
     Resolve,
     Trigger,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from tests.logtools import Garbage, Log, errors, judge, mutate, renumber
 
 GAMES = 300
@@ -399,7 +404,7 @@ def test_every_duel_masters_rule_cited_has_a_statement() -> None:
     import re
     from pathlib import Path
 
-    from cli.rule_text import RULE_STATEMENTS
+    from coreflow_judge.cli.rule_text import RULE_STATEMENTS
 
     package = Path(__file__).resolve().parent.parent / "adjudicator" / "games" / "duel_masters"
     cited: set[str] = set()
@@ -440,7 +445,7 @@ def test_judge_reports_edited_logs_without_crashing(seed: int, sparse_form: bool
                                                     data: st.DataObject) -> None:
     """Whatever a log says past its header, the judge reports findings and never raises;
     every finding names a known code and a line of the log."""
-    from adjudicator.findings import CODES
+    from coreflow_judge.adjudicator.findings import CODES
 
     lines = simulate_game(seed % 5000, max_lines=400)
     lines = list(sparse(lines) if sparse_form else lines)
@@ -625,7 +630,7 @@ def test_forgotten_end_of_turn_ability_the_turn_still_passes(sparse_pool: list[L
 
 
 def test_turn_ability_and_static_power_definitions_are_checked() -> None:
-    from adjudicator.games.duel_masters.cards import CardListError, parse_cards
+    from coreflow_judge.adjudicator.games.duel_masters.cards import CardListError, parse_cards
 
     cards = parse_cards({"seer": sample_cards()["seer"], "hexer": sample_cards()["hexer"]})
     assert cards["seer"].effects("start_of_opponent_turn")[0].kind == "draw"

@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from adjudicator.findings import CODES
-from adjudicator.judge import judge_file, normalize_lines
-from events.models import LINE_ADAPTER
-from events.reader import read_log
+from coreflow_judge.adjudicator.findings import CODES
+from coreflow_judge.adjudicator.judge import judge_file, normalize_lines
+from coreflow_judge.events.models import LINE_ADAPTER
+from coreflow_judge.events.reader import read_log
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

@@ -6,10 +6,9 @@ import json
 from typing import Any
 
 import pytest
-
-from adjudicator.flow import CoreFlow
-from adjudicator.judge import JudgeInputError, judge_lines
-from events.reader import iter_lines
+from coreflow_judge.adjudicator.flow import CoreFlow
+from coreflow_judge.adjudicator.judge import JudgeInputError, judge_lines
+from coreflow_judge.events.reader import iter_lines
 
 
 def log(edition: str, *lines: dict[str, Any], decks: dict[str, list[str]] | None = None,
@@ -215,7 +214,7 @@ def test_deck_out_both_players_by_edition() -> None:
 
 def test_shortcut_call_stands_for_the_missing_passes() -> None:
     """A pass noted "スルー" lets the top of the stage resolve; normalize writes the passes."""
-    from adjudicator.judge import normalize_lines
+    from coreflow_judge.adjudicator.judge import normalize_lines
 
     lines = log("9.0", ACE, {"type": "pass", "player": "alice", "note": "スルー"}, res("r1"))
     flow, errors = run(lines)

@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from coreflow_judge.adjudicator.flow import CoreFlow
+from coreflow_judge.adjudicator.games.i_language.rules import ILanguageRules
+from coreflow_judge.adjudicator.games.i_language.simulate import simulate_game
+from coreflow_judge.adjudicator.judge import JudgeInputError, Report, judge_file, normalize_lines
+from coreflow_judge.events.models import GameEnded, MatchStarted, Request, Resolve, Roll
+from coreflow_judge.events.reader import read_log
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adjudicator.flow import CoreFlow
-from adjudicator.games.i_language.rules import ILanguageRules
-from adjudicator.games.i_language.simulate import simulate_game
-from adjudicator.judge import JudgeInputError, Report, judge_file, normalize_lines
-from events.models import GameEnded, MatchStarted, Request, Resolve, Roll
-from events.reader import read_log
 from tests.logtools import Log, errors, identity, judge, renumber
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -463,7 +463,7 @@ def small_game(decks: dict[str, list[str]], *lines: dict[str, Any],
          "rules": "i_language/1", "format": "standard", "players": ["alice", "bob"],
          "decks": decks, "cards": cards or CARDS, "log_format": 1},
         {"type": "game_started", "first_player": "alice"}, *lines]
-    from events.models import LINE_ADAPTER
+    from coreflow_judge.events.models import LINE_ADAPTER
     return [LINE_ADAPTER.validate_python({"seq": i, **row}) for i, row in enumerate(rows, 1)]
 
 
@@ -546,9 +546,8 @@ def test_the_board_shows_costs_and_card_states() -> None:
 
 
 def test_the_cli_simulates_i_language_games_the_judge_accepts(tmp_path: Path) -> None:
+    from coreflow_judge.cli.main import app
     from typer.testing import CliRunner
-
-    from cli.main import app
 
     runner = CliRunner()
     r = runner.invoke(app, ["simulate", "--rules", "i_language/1", "--games", "3", "--seed",
@@ -568,7 +567,7 @@ def test_the_cli_simulates_i_language_games_the_judge_accepts(tmp_path: Path) ->
 def test_every_i_language_rule_cited_has_an_english_statement() -> None:
     import re
 
-    from cli.rule_text import RULE_STATEMENTS, rule_statement
+    from coreflow_judge.cli.rule_text import RULE_STATEMENTS, rule_statement
 
     source = (ROOT / "adjudicator" / "games" / "i_language" / "rules.py").read_text(
         encoding="utf-8")
@@ -580,9 +579,8 @@ def test_every_i_language_rule_cited_has_an_english_statement() -> None:
 
 def test_the_worked_example_in_the_docs_is_what_the_cli_prints(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    from coreflow_judge.cli.main import app
     from typer.testing import CliRunner
-
-    from cli.main import app
 
     monkeypatch.chdir(ROOT)
     log = "fixtures/rulings/i_language/cost-over-ignored.jsonl"
@@ -638,7 +636,7 @@ def test_judge_reports_edited_logs_without_crashing(seed: int, thin: bool,
                                                     data: st.DataObject) -> None:
     """Whatever an i-language log says past its header, the judge reports findings with
     known codes on lines of the log; it never raises."""
-    from adjudicator.findings import CODES
+    from coreflow_judge.adjudicator.findings import CODES
 
     lines = simulate_game(seed)
     if thin:

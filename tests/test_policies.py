@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adjudicator.policies import NarrowestScopeWins, Permission, ProhibitionWins
+from coreflow_judge.adjudicator.policies import NarrowestScopeWins, Permission, ProhibitionWins
 
 
 def test_narrowest_scope_wins_whatever_the_timestamps() -> None:

@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from adjudicator.judge import JudgeInputError, judge_lines, normalize_lines
-from events.models import LogLine
-from events.reader import iter_lines, read_log
-from events.store import MatchRecorder
-from projections.board import BoardProjector, BoardQueryError, board_at
+from coreflow_judge.adjudicator.judge import JudgeInputError, judge_lines, normalize_lines
+from coreflow_judge.events.models import LogLine
+from coreflow_judge.events.reader import iter_lines, read_log
+from coreflow_judge.events.store import MatchRecorder
+from coreflow_judge.projections.board import BoardProjector, BoardQueryError, board_at
 
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTED = ROOT / "fixtures" / "examples" / "disputed-counter.jsonl"
@@ -168,7 +167,7 @@ def test_copies_share_nothing_the_flow_changes(long_lines: list[str]) -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_boards_of_simulated_games_equal_a_replay(edition: str, seed: int) -> None:
     """Real games (every action of the lite format): checkpoints every 16 lines."""
-    from adjudicator.simulate import simulate_game
+    from coreflow_judge.adjudicator.simulate import simulate_game
 
     lines = simulate_game(edition, seed)
     p = BoardProjector.from_lines(lines, every=16)

@@ -8,10 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from coreflow_judge.adjudicator.rulings import RulingCase, check, discover, freeze, update
+from coreflow_judge.cli.main import app
 from typer.testing import CliRunner
-
-from adjudicator.rulings import RulingCase, check, discover, freeze, update
-from cli.main import app
 
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTED = ROOT / "fixtures" / "examples" / "disputed-counter.jsonl"
@@ -19,7 +18,7 @@ DISPUTED = ROOT / "fixtures" / "examples" / "disputed-counter.jsonl"
 #: A deliberate change to the judge: 9.0 loses its "requester keeps the chance" policy.
 BREAK_THE_JUDGE = '''
 import dataclasses
-import adjudicator.games.blackpoker.rules as bp
+import coreflow_judge.adjudicator.games.blackpoker.rules as bp
 
 _init = bp.BlackPokerRules.__init__
 

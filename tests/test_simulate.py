@@ -23,20 +23,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from adjudicator.findings import CODES
-from adjudicator.flow import SYSTEM, CoreFlow
-from adjudicator.judge import judge_file, judge_lines, normalize_lines, start_flow
-from adjudicator.simulate import (
+from coreflow_judge.adjudicator.findings import CODES
+from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow
+from coreflow_judge.adjudicator.judge import judge_file, judge_lines, normalize_lines, start_flow
+from coreflow_judge.adjudicator.simulate import (
     SimulationError,
     dump_log,
     game_seed,
     simulate_game,
     write_games,
 )
-from events.models import (
+from coreflow_judge.events.models import (
     GameEnded,
     GameStarted,
     LogLine,
@@ -47,8 +44,11 @@ from events.models import (
     Stage,
     Trigger,
 )
-from events.reader import iter_lines, read_log, verify_chain
-from events.store import open_recorder
+from coreflow_judge.events.reader import iter_lines, read_log, verify_chain
+from coreflow_judge.events.store import open_recorder
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from tests.logtools import Garbage, Log, errors, identity, judge, mutate, renumber
 
 EDITIONS = ("6.1", "9.0")

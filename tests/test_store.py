@@ -10,8 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from events.models import (
+from coreflow_judge.events.models import (
     ChanceMoved,
     Cost,
     Effect,
@@ -25,8 +24,8 @@ from events.models import (
     Stage,
     TurnStarted,
 )
-from events.reader import verify_chain
-from events.store import (
+from coreflow_judge.events.reader import verify_chain
+from coreflow_judge.events.store import (
     RECORDED_LINE_TYPES,
     AppendRejected,
     JSONTranscoder,
@@ -142,7 +141,7 @@ def test_each_line_is_one_stored_event_at_version_seq(popo: MatchRecorder) -> No
     assert [r[2] for r in rows] == [line.seq for line in log]
     assert {r[1] for r in rows} == {str(match_record_id("bp-2026-r1-t3"))}
     assert [r[3] for r in rows] == [
-        f"events.store:{RECORDED_LINE_TYPES[line.type].__name__}" for line in log
+        f"coreflow_judge.events.store:{RECORDED_LINE_TYPES[line.type].__name__}" for line in log
     ]
     record = popo.load("bp-2026-r1-t3")
     assert isinstance(record, MatchRecord)

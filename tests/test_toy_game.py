@@ -15,11 +15,18 @@ import re
 from pathlib import Path
 from typing import Any
 
-from adjudicator.findings import Finding
-from adjudicator.flow import CoreFlow, Req
-from adjudicator.game import ActionDef, FlowPolicy, GameResult, Resolution, RulesHooks, TriggerSpec
-from adjudicator.policies import CoreTriggerOrder, NarrowestScopeWins
-from events.models import (
+from coreflow_judge.adjudicator.findings import Finding
+from coreflow_judge.adjudicator.flow import CoreFlow, Req
+from coreflow_judge.adjudicator.game import (
+    ActionDef,
+    FlowPolicy,
+    GameResult,
+    Resolution,
+    RulesHooks,
+    TriggerSpec,
+)
+from coreflow_judge.adjudicator.policies import CoreTriggerOrder, NarrowestScopeWins
+from coreflow_judge.events.models import (
     LINE_ADAPTER,
     GameStarted,
     MatchStarted,

@@ -8,11 +8,10 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
-
-from adjudicator.game import GameResult
+from coreflow_judge.adjudicator.game import GameResult
 
 if TYPE_CHECKING:
-    from adjudicator.flow import CoreFlow
+    from coreflow_judge.adjudicator.flow import CoreFlow
 
 
 @lru_cache(maxsize=16)

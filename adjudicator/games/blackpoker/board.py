@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from adjudicator.games.blackpoker.cards import UNKNOWN, parse_card
+from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN, parse_card
 
 
 @dataclass(slots=True)

@@ -26,8 +26,8 @@ import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from adjudicator.findings import Finding, finding
-from adjudicator.game import (
+from coreflow_judge.adjudicator.findings import Finding, finding
+from coreflow_judge.adjudicator.game import (
     ActionDef,
     FlowPolicy,
     GameResult,
@@ -36,19 +36,19 @@ from adjudicator.game import (
     TriggerSpec,
     UnsupportedRules,
 )
-from adjudicator.games.blackpoker.board import Character, Modifier, PlayerBoard
-from adjudicator.games.blackpoker.cards import UNKNOWN, Card, parse_card, split_ref
-from adjudicator.games.common import (
+from coreflow_judge.adjudicator.games.blackpoker.board import Character, Modifier, PlayerBoard
+from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN, Card, parse_card, split_ref
+from coreflow_judge.adjudicator.games.common import (
     deck_out,
     effect_fits,
     load_edition_data,
     unknown_decks,
 )
-from adjudicator.policies import CoreTriggerOrder
+from coreflow_judge.adjudicator.policies import CoreTriggerOrder
 
 if TYPE_CHECKING:
-    from adjudicator.flow import CoreFlow, Req
-    from events.models import GameStarted, MatchStarted, Request, Resolve
+    from coreflow_judge.adjudicator.flow import CoreFlow, Req
+    from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Resolve
 
 EDITIONS = ("6.1", "9.0")
 FORMATS = ("lite",)
@@ -57,7 +57,7 @@ SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 def load_edition(edition: str) -> dict[str, Any]:
     """The edition data shipped in the package (never read from outside it)."""
-    return load_edition_data("adjudicator.games.blackpoker", edition)
+    return load_edition_data("coreflow_judge.adjudicator.games.blackpoker", edition)
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from adjudicator.games.duel_masters.cards import UNKNOWN, CardDef
+from coreflow_judge.adjudicator.games.duel_masters.cards import UNKNOWN, CardDef
 
 
 @dataclass(slots=True, eq=False)

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from adjudicator.policies import OrderBreach, seat_from_turn_player
+from coreflow_judge.adjudicator.policies import OrderBreach, seat_from_turn_player
 
 if TYPE_CHECKING:
-    from adjudicator.flow import CoreFlow, Req
+    from coreflow_judge.adjudicator.flow import CoreFlow, Req
 
 CLASSES = {"priority": 0, "pending": 1, "procedure": 2}
 CODE = "order.pending-effect-order"

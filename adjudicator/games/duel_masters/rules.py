@@ -31,8 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from adjudicator.findings import Finding, finding
-from adjudicator.game import (
+from coreflow_judge.adjudicator.findings import Finding, finding
+from coreflow_judge.adjudicator.game import (
     ActionDef,
     FlowPolicy,
     GameResult,
@@ -41,14 +41,14 @@ from adjudicator.game import (
     TriggerSpec,
     UnsupportedRules,
 )
-from adjudicator.games.common import (
+from coreflow_judge.adjudicator.games.common import (
     deck_out,
     effect_fits,
     load_edition_data,
     unknown_decks,
 )
-from adjudicator.games.duel_masters.board import Board, Creature, ManaCard
-from adjudicator.games.duel_masters.cards import (
+from coreflow_judge.adjudicator.games.duel_masters.board import Board, Creature, ManaCard
+from coreflow_judge.adjudicator.games.duel_masters.cards import (
     UNKNOWN,
     CardDef,
     CardListError,
@@ -57,20 +57,20 @@ from adjudicator.games.duel_masters.cards import (
     parse_cards,
     split_ref,
 )
-from adjudicator.games.duel_masters.pending import PendingEffectOrder
-from adjudicator.policies import Permission, ProhibitionWins
-from events.models import Resolve
+from coreflow_judge.adjudicator.games.duel_masters.pending import PendingEffectOrder
+from coreflow_judge.adjudicator.policies import Permission, ProhibitionWins
+from coreflow_judge.events.models import Resolve
 
 if TYPE_CHECKING:
-    from adjudicator.flow import CoreFlow, Req
-    from events.models import GameStarted, MatchStarted, Request
+    from coreflow_judge.adjudicator.flow import CoreFlow, Req
+    from coreflow_judge.events.models import GameStarted, MatchStarted, Request
 
 EDITIONS = ("1.47",)
 
 
 def load_edition(edition: str) -> dict[str, Any]:
     """The edition data shipped in the package (never read from outside it)."""
-    return load_edition_data("adjudicator.games.duel_masters", edition)
+    return load_edition_data("coreflow_judge.adjudicator.games.duel_masters", edition)
 
 
 def card_of(ref: str) -> str:

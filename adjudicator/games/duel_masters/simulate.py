@@ -28,13 +28,20 @@ from importlib import resources
 from typing import Any
 
 import yaml
-
-from adjudicator.flow import CoreFlow, Req
-from adjudicator.games.duel_masters.cards import CardDef
-from adjudicator.games.duel_masters.rules import DuelMastersRules
-from adjudicator.judge import start_flow
-from adjudicator.simulation import SimulationError, feed_legal
-from events.models import Effect, GameStarted, LogLine, MatchStarted, Pass, Request, Resolve
+from coreflow_judge.adjudicator.flow import CoreFlow, Req
+from coreflow_judge.adjudicator.games.duel_masters.cards import CardDef
+from coreflow_judge.adjudicator.games.duel_masters.rules import DuelMastersRules
+from coreflow_judge.adjudicator.judge import start_flow
+from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal
+from coreflow_judge.events.models import (
+    Effect,
+    GameStarted,
+    LogLine,
+    MatchStarted,
+    Pass,
+    Request,
+    Resolve,
+)
 
 PLAYERS = ("alice", "bob")
 EDITION = "1.47"
@@ -57,7 +64,7 @@ by cautious players and end by library out."""
 @lru_cache(maxsize=1)
 def sample_cards() -> dict[str, Any]:
     """The invented sample card definitions shipped with the package."""
-    text = (resources.files("adjudicator.games.duel_masters")
+    text = (resources.files("coreflow_judge.adjudicator.games.duel_masters")
             .joinpath("data", "sample-cards.yaml").read_text(encoding="utf-8"))
     data: dict[str, Any] = yaml.safe_load(text)
     return data

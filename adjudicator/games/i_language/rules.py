@@ -27,8 +27,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
-from adjudicator.findings import Finding, finding
-from adjudicator.game import (
+from coreflow_judge.adjudicator.findings import Finding, finding
+from coreflow_judge.adjudicator.game import (
     ActionDef,
     FlowPolicy,
     GameResult,
@@ -37,12 +37,12 @@ from adjudicator.game import (
     TriggerSpec,
     UnsupportedRules,
 )
-from adjudicator.games.common import load_edition_data
-from adjudicator.policies import CoreTriggerOrder
+from coreflow_judge.adjudicator.games.common import load_edition_data
+from coreflow_judge.adjudicator.policies import CoreTriggerOrder
 
 if TYPE_CHECKING:
-    from adjudicator.flow import CoreFlow, Req
-    from events.models import GameStarted, MatchStarted, Request, Resolve, Roll
+    from coreflow_judge.adjudicator.flow import CoreFlow, Req
+    from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Resolve, Roll
 
 EDITIONS = ("1",)
 
@@ -58,7 +58,7 @@ R_CARD = "il.カード"
 
 def load_edition(edition: str) -> dict[str, Any]:
     """The edition data shipped in the package (never read from outside it)."""
-    return load_edition_data("adjudicator.games.i_language", edition)
+    return load_edition_data("coreflow_judge.adjudicator.games.i_language", edition)
 
 
 Kind = Literal["normal", "magic"]
@@ -479,7 +479,7 @@ class ILanguageRules(RulesHooks):
     def preview(self, flow: CoreFlow, req: Req, choices: dict[str, Any] | None,
                 roll: Roll | None = None) -> list[dict[str, Any]]:
         """The effects the rules give for resolving ``req`` now with ``choices`` (pure)."""
-        from events.models import Resolve
+        from coreflow_judge.events.models import Resolve
 
         line = Resolve(seq=flow.next_seq, request=req.id, result="resolved", choices=choices)
         ctx = _Resolving(self, flow, req, line, roll)

@@ -23,11 +23,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from adjudicator.flow import CoreFlow, Req
-from adjudicator.games.i_language.rules import CardState, ILanguageRules
-from adjudicator.judge import start_flow
-from adjudicator.simulation import SimulationError, feed_legal
-from events.models import (
+from coreflow_judge.adjudicator.flow import CoreFlow, Req
+from coreflow_judge.adjudicator.games.i_language.rules import CardState, ILanguageRules
+from coreflow_judge.adjudicator.judge import start_flow
+from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal
+from coreflow_judge.events.models import (
     Effect,
     GameStarted,
     LogLine,
