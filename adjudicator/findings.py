@@ -1,7 +1,9 @@
 """Findings: what the judge reports when a recorded match departs from the rules.
 
 The codes are a public contract (docs/findings.md): judges cite them, auditors group by
-them, fixtures assert them. Never rename or reuse one.
+them, fixtures assert them. Never rename or reuse one. :data:`CODES` holds the codes every
+game can give; a game's own codes (a step order, a once-per-game use) come with the game
+(:attr:`GamePlugin.codes <adjudicator.plugins.GamePlugin.codes>`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
 
-#: code -> (default severity, one-line meaning). The catalogue of docs/findings.md.
+#: code -> (default severity, one-line meaning): the game-agnostic part of the catalogue
+#: of docs/findings.md.
 CODES: dict[str, tuple[Severity, str]] = {
     "log.malformed": ("error", "a line is not valid JSON or not a valid event"),
     "log.seq-gap": ("error", "seq is not 1, 2, 3, ... in order"),
@@ -38,7 +41,6 @@ CODES: dict[str, tuple[Severity, str]] = {
     "order.trigger-spurious": ("error", "a triggered request recorded whose condition was not met"),
     "order.instant-before-own-trigger": ("error", "a cost-triggered instant resolved too early"),
     "order.win-check-missed": ("error", "play went on after the game was decided"),
-    "order.pending-effect-order": ("error", "pending effects resolved out of order (Duel Masters)"),
     "precedence.scope-order": ("error", "abilities applied out of scope order"),
     "precedence.timestamp-order": ("error", "same-scope abilities applied against timestamps"),
     "precedence.prohibition-over-permission": ("error", "a 'can' won over a 'cannot'"),
@@ -53,23 +55,6 @@ CODES: dict[str, tuple[Severity, str]] = {
     "legality.effect-mismatch": ("error", "the recorded result differs from the rules' result"),
     "legality.key-card-not-to-graveyard": ("error", "key card not moved to the graveyard"),
     "legality.result-mismatch": ("error", "the recorded game result differs from the rules'"),
-    "legality.step-order": ("error", "a request for an earlier step of the turn after a later "
-                            "one (Duel Masters)"),
-    "legality.mana-charge-twice": ("error", "a second mana charge in one turn (Duel Masters)"),
-    "legality.summoning-sickness": ("error", "an attack by a creature that entered this turn "
-                                    "(Duel Masters)"),
-    "legality.cannot-attack": ("error", "an attack by a creature that may not attack: tapped, "
-                               "not in play, or under a 'cannot attack' (Duel Masters)"),
-    "order.state-check-missed": ("error", "a state-based action not performed: a creature with "
-                                 "power 0 or less kept in play (Duel Masters)"),
-    "legality.deck-invalid": ("error", "a deck that breaks the game's deck rules (i-language: "
-                              "3 normal cards, at most 3 magic cards)"),
-    "legality.once-per-game": ("error", "a special ability or magic card used twice in a game "
-                               "(i-language)"),
-    "legality.roll-invalid": ("error", "a die roll outside its sides, or a die that cannot pick "
-                              "among the listed abilities (i-language)"),
-    "log.roll-missing": ("warning", "an ability picked among several without a recorded die "
-                         "roll (i-language)"),
 }
 
 
@@ -105,15 +90,38 @@ def finding(
     actual: Any = None,
     severity: Severity | None = None,
 ) -> Finding:
-    """Build a finding; the severity defaults to the catalogue's."""
-    if code not in CODES:
+    """Build a finding; the severity defaults to the catalogue's (the core's, or the
+    registered game's whose code it is)."""
+    entry = code_entry(code)
+    if entry is None:
         raise KeyError(f"unknown finding code {code!r}")
     return Finding(
         code=code,
         seq=seq,
         rule=rule,
         message=message,
-        severity=severity or CODES[code][0],
+        severity=severity or entry[0],
         expected=expected,
         actual=actual,
     )
+
+
+def code_entry(code: str) -> tuple[Severity, str] | None:
+    """(default severity, meaning) of a core code or of a registered game's code."""
+    entry = CODES.get(code)
+    if entry is not None:
+        return entry
+    from coreflow_judge.adjudicator.plugins import game_code  # the registry loads games
+
+    return game_code(code)
+
+
+def catalogue() -> dict[str, tuple[Severity, str]]:
+    """Every code: the core's, then each registered game's."""
+    from coreflow_judge.adjudicator.plugins import games
+
+    out = dict(CODES)
+    for plugin in games():
+        for code, entry in plugin.codes.items():
+            out.setdefault(code, entry)
+    return out

@@ -7,7 +7,7 @@ all drive :class:`~adjudicator.flow.CoreFlow`; none of them re-implements a rule
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,10 +15,8 @@ from typing import Any
 
 from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.flow import CoreFlow
-from coreflow_judge.adjudicator.game import GameRules
-from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules, UnsupportedRules
-from coreflow_judge.adjudicator.games.duel_masters.rules import rules_factory as duel_masters_rules
-from coreflow_judge.adjudicator.games.i_language.rules import ILanguageRules
+from coreflow_judge.adjudicator.game import GameRules, UnsupportedRules
+from coreflow_judge.adjudicator.plugins import game_plugin
 from coreflow_judge.events.models import LogLine, MatchStarted
 from coreflow_judge.events.reader import LineError, read_log
 
@@ -32,32 +30,16 @@ class JudgeInputError(Exception):
         self.field = field
 
 
-RulesFactory = Callable[[MatchStarted, str], GameRules]
-"""Makes a game's rules module for one match: (header, edition) -> rules."""
-
-GAMES: dict[str, RulesFactory] = {
-    "blackpoker": lambda header, edition: BlackPokerRules(edition, header.format),
-    "duel_masters": duel_masters_rules,
-    "i_language": lambda header, edition: ILanguageRules(header, edition),
-}
-"""Every game coreflow judges, by the ``game`` id of the log header."""
-
-
-def register_game(game: str, factory: RulesFactory) -> None:
-    """Add a game: its rules module is all the core flow needs."""
-    GAMES[game] = factory
-
-
 def rules_for(header: MatchStarted) -> GameRules:
-    """The rules module of the header's game, edition and format."""
+    """The rules module of the header's game, edition and format: the game is the one
+    registered under the header's ``game`` (:mod:`adjudicator.plugins`)."""
+    plugin = game_plugin(header.game)
     game, _, edition = header.rules.partition("/")
     if game != header.game:
         raise UnsupportedRules(f"rules {header.rules!r} do not belong to game {header.game!r}",
                                field="rules")
-    factory = GAMES.get(header.game)
-    if factory is None:
-        raise UnsupportedRules(f"game {header.game!r} is not supported yet", field="game")
-    return factory(header, edition)
+    plugin.check_header(header)
+    return plugin.rules(header, edition)
 
 
 @dataclass(slots=True)
@@ -112,13 +94,7 @@ def start_flow(first: LogLine | LineError, line_no: int = 1) -> CoreFlow:
     try:
         rules = rules_for(first)
     except UnsupportedRules as exc:
-        field_name = getattr(exc, "field", None)
-        if field_name is None:  # a rules module that does not say: read the message
-            text = str(exc)
-            field_name = "format" if "format" in text and "edition" not in text else "rules"
-            if "game" in text and "edition" not in text:
-                field_name = "game"
-        raise JudgeInputError(line_no, field_name, str(exc)) from exc
+        raise JudgeInputError(line_no, exc.field or "(header)", str(exc)) from exc
     except (TypeError, AttributeError, KeyError, ValueError) as exc:
         # A rules module that trips over a header it should have refused: still the
         # header's fault, and still no traceback.

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -38,13 +38,13 @@ from coreflow_judge.adjudicator.game import ActionDef
 from coreflow_judge.adjudicator.games.blackpoker.board import Character, PlayerBoard
 from coreflow_judge.adjudicator.games.blackpoker.cards import parse_card
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
-from coreflow_judge.adjudicator.games.duel_masters.simulate import (
-    simulate_game as simulate_duel_masters,
-)
-from coreflow_judge.adjudicator.games.i_language.simulate import (
-    simulate_game as simulate_i_language,
-)
 from coreflow_judge.adjudicator.judge import start_flow
+from coreflow_judge.adjudicator.plugins import (
+    GamePlugin,
+    game_of_bare_edition,
+    game_plugin,
+    is_registered,
+)
 from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal
 from coreflow_judge.events.models import (
     Discard,
@@ -559,55 +559,56 @@ def dump_log(lines: list[LogLine]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _simulate_i_language(edition: str, fmt: str | None, seed: int, match_id: str
-                         ) -> list[LogLine]:
-    return simulate_i_language(seed, match_id=match_id, edition=edition,
-                               fmt=fmt or "standard")
+class NoSimulator(LookupError):
+    """The game is not registered, or comes without a simulator."""
 
 
-def _simulate_duel_masters(edition: str, fmt: str | None, seed: int, match_id: str
-                           ) -> list[LogLine]:
-    return simulate_duel_masters(seed, match_id=match_id, edition=edition,
-                                 fmt=fmt or "standard")
+def simulator_of(game: str) -> GamePlugin:
+    """The registered game ``game``, which must have a simulator."""
+    plugin = game_plugin(game) if is_registered(game) else None
+    if plugin is None or plugin.simulate is None:
+        raise NoSimulator(f"no simulator for game {game!r}")
+    return plugin
 
 
-GAME_SIMULATORS: dict[str, Callable[[str, str | None, int, str], list[LogLine]]] = {
-    "i_language": _simulate_i_language,
-    "duel_masters": _simulate_duel_masters,
-}
-"""The other games' simulators, by game id: (edition, format or None for the game's
-default, seed, match id) -> the complete log of one game."""
-
-
-def write_game_logs(game: str, edition: str, fmt: str | None, games: int, seed: int,
-                    out_dir: Path) -> list[Path]:
-    """Simulate ``games`` games of ``game``; write ``<out_dir>/<game>-<edition>-<seed>-<i>.jsonl``.
-
-    Nothing is written when the first game cannot be made (an unknown edition or format).
-    """
-    simulate = GAME_SIMULATORS[game]
+def _write_logs(plugin: GamePlugin, edition: str, fmt: str | None, games: int, seed: int,
+                out_dir: Path, stem: str) -> list[Path]:
+    """``games`` games written as ``<out_dir>/<stem>-<seed>-<i>.jsonl`` (match id
+    ``sim-<stem>-<seed>-<i>``); ``fmt`` None is the game's default format. Nothing is
+    written when the first game cannot be made (an unknown edition or format)."""
+    simulate = plugin.simulate
+    if simulate is None:
+        raise NoSimulator(f"no simulator for game {plugin.id!r}")
+    fmt = fmt or plugin.default_format
 
     def one(i: int) -> list[LogLine]:
-        return simulate(edition, fmt, game_seed(seed, i), f"sim-{game}-{edition}-{seed}-{i}")
+        return simulate(edition, fmt, game_seed(seed, i), f"sim-{stem}-{seed}-{i}")
 
     first = one(0)  # an unknown edition or format stops here, before anything is written
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for i in range(games):
-        path = out_dir / f"{game}-{edition}-{seed}-{i}.jsonl"
+        path = out_dir / f"{stem}-{seed}-{i}.jsonl"
         path.write_text(dump_log(first if i == 0 else one(i)), encoding="utf-8")
         paths.append(path)
     return paths
 
 
-def write_games(edition: str, fmt: str, games: int, seed: int, out_dir: Path) -> list[Path]:
-    """Simulate ``games`` games; write ``<out_dir>/<edition>-<seed>-<i>.jsonl`` each."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for i in range(games):
-        lines = simulate_game(edition, game_seed(seed, i), fmt,
-                              match_id=f"sim-{edition}-{seed}-{i}")
-        path = out_dir / f"{edition}-{seed}-{i}.jsonl"
-        path.write_text(dump_log(lines), encoding="utf-8")
-        paths.append(path)
-    return paths
+def write_game_logs(game: str, edition: str, fmt: str | None, games: int, seed: int,
+                    out_dir: Path) -> list[Path]:
+    """Simulate ``games`` games of the registered ``game`` (its default format when ``fmt``
+    is None); write ``<out_dir>/<game>-<edition>-<seed>-<i>.jsonl``."""
+    return _write_logs(simulator_of(game), edition, fmt, games, seed, out_dir,
+                       f"{game}-{edition}")
+
+
+def write_games(edition: str, fmt: str | None, games: int, seed: int, out_dir: Path
+                ) -> list[Path]:
+    """Simulate ``games`` games of a bare edition (``9.0``: the game that takes bare
+    editions, see :attr:`GamePlugin.bare_editions`); write
+    ``<out_dir>/<edition>-<seed>-<i>.jsonl``."""
+    plugin = game_of_bare_edition()
+    if plugin is None:
+        raise NoSimulator(f"no game takes a bare edition such as {edition!r}: "
+                          "name the game, GAME/EDITION")
+    return _write_logs(plugin, edition, fmt, games, seed, out_dir, edition)

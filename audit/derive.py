@@ -23,8 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from coreflow_judge.adjudicator.flow import CoreFlow, Derived, Req
-from coreflow_judge.adjudicator.game import Resolution
-from coreflow_judge.adjudicator.games.blackpoker.rules import UnsupportedRules
+from coreflow_judge.adjudicator.game import Resolution, UnsupportedRules
 from coreflow_judge.adjudicator.judge import JudgeInputError, start_flow
 from coreflow_judge.events.models import (
     ChanceMoved,

@@ -20,8 +20,8 @@ from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
 from coreflow_judge.adjudicator.game import UnsupportedRules
-from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 from coreflow_judge.adjudicator.judge import JudgeInputError, Report, judge_lines, normalize_lines
+from coreflow_judge.adjudicator.plugins import GamePlugin, game_of_bare_edition, games
 from coreflow_judge.cli.render import board_text, report_text
 from coreflow_judge.events.models import LogLine, MatchStarted, json_schema
 from coreflow_judge.events.reader import LineError, LogReadError, dump_line, read_log, verify_chain
@@ -88,11 +88,38 @@ def usage_error_text(exc: BaseException) -> str:
     return f"{where}{message.rstrip('.')} (see '{path} --help')"
 
 
+def _game_text(game: GamePlugin) -> str:
+    """``BlackPoker 6.1, 9.0 (lite)``: a game, its editions and formats."""
+    return f"{game.name} {', '.join(game.editions)} ({', '.join(game.formats)})"
+
+
+def _games_text() -> str:
+    """The registered games, as the help names them."""
+    return "; ".join(_game_text(g) for g in games()) or "none is installed"
+
+
+def _editions_text() -> str:
+    """The ``--rules`` values of ``simulate``: GAME/EDITION of each game with a simulator,
+    and the bare editions of the game that takes them."""
+    simulated = [g for g in games() if g.simulate is not None]
+    full = [f"{g.id}/{e}" for g in simulated for e in g.editions]
+    bare = game_of_bare_edition()
+    short = list(bare.editions) if bare is not None and bare.simulate is not None else []
+    return ", ".join(short + full) or "none"
+
+
+def _formats_text() -> str:
+    """The ``--format`` values of ``simulate``, game by game, the default first."""
+    return "; ".join(
+        f"{g.id}: {', '.join(sorted(g.formats, key=lambda f: f != g.default_format))}"
+        for g in games() if g.simulate is not None)
+
+
 app = typer.Typer(
     name="coreflow",
     cls=OneLineErrors,
     help="Record, rebuild and judge matches of interruptible turn-based card games: "
-    "BlackPoker 6.1 and 9.0 (lite), Duel Masters 1.47 and the i-language card game.",
+    f"{_games_text()}.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -466,26 +493,17 @@ def schema() -> None:
     typer.echo(json.dumps(json_schema(), indent=2, ensure_ascii=False))
 
 
-def _edition(rules: str) -> str:
-    game, sep, edition = rules.partition("/")
-    if not sep:
-        return rules
-    if game != "blackpoker":
-        raise CliError(f"--rules {rules!r}: no simulator for game {game!r}")
-    return edition
-
-
 @app.command()
 @guarded
 def simulate(
     rules: Annotated[str, typer.Option(
         "--rules", metavar="EDITION",
-        help="The edition: 9.0, 6.1, blackpoker/9.0, i_language/1 or duel_masters/1.47.",
+        help=f"The game and edition, GAME/EDITION or a bare edition: {_editions_text()}.",
         show_default=False)],
     out: Annotated[Path, typer.Option(
         "--out", metavar="DIR", help="Directory to write the logs to.", show_default=False)],
     fmt: Annotated[str | None, typer.Option(
-        "--format", help="The format (blackpoker: lite, the default; i_language: standard).",
+        "--format", help=f"The format ({_formats_text()}; the first named is the game's default).",
         show_default=False)] = None,
     games: Annotated[int, typer.Option("--games", min=1, help="How many games.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
@@ -495,30 +513,27 @@ def simulate(
     Example: coreflow simulate --rules 9.0 --format lite --games 10 --seed 1 --out logs/
     """
     from coreflow_judge.adjudicator.simulate import (  # imported only when simulating
-        GAME_SIMULATORS,
+        NoSimulator,
         write_game_logs,
         write_games,
     )
 
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out}: a file; give a directory to write the logs to")
-    game, sep, game_edition = rules.partition("/")
-    written: Any
-    if sep and game in GAME_SIMULATORS:
-        try:
-            written = write_game_logs(game, game_edition, fmt, games, seed, out)
-        except JudgeInputError as exc:  # the simulator's own header: name the option
-            option = "--format" if exc.field == "format" else "--rules"
-            raise CliError(f"{option}: {str(exc).split(': ', 2)[-1]}") from exc
-    else:
-        edition = _edition(rules)
-        BlackPokerRules(edition, fmt or "lite")  # an unknown edition or format stops here
-        written = write_games(edition, fmt or "lite", games, seed, out)
-    if isinstance(written, list | tuple):
-        for item in written:
-            typer.echo(str(item))
-    elif written is not None:
-        typer.echo(str(written))
+    game, sep, edition = rules.partition("/")
+    written: list[Path]
+    try:
+        if sep:
+            written = write_game_logs(game, edition, fmt, games, seed, out)
+        else:
+            written = write_games(rules, fmt, games, seed, out)
+    except NoSimulator as exc:
+        raise CliError(f"--rules {rules!r}: {exc}") from exc
+    except JudgeInputError as exc:  # the simulator's own header: name the option
+        option = "--format" if exc.field == "format" else "--rules"
+        raise CliError(f"{option}: {str(exc).split(': ', 2)[-1]}") from exc
+    for path in written:
+        typer.echo(str(path))
 
 
 from coreflow_judge.cli.audit import register as _register_audit  # noqa: E402 - audit, export

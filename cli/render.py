@@ -6,27 +6,27 @@ Rendering only: every value comes from the report or the board the library built
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from coreflow_judge.adjudicator.judge import Report
+from coreflow_judge.adjudicator.plugins import GamePlugin, game_plugin, is_registered
 from coreflow_judge.cli.rule_text import rule_statement
 
-SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-RANK_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
+CardText = Callable[[str], str]
 
 
-def card_text(card: str) -> str:
-    """``S9`` -> ``♠9``, ``H12`` -> ``♥Q``, ``bob:C1`` -> ``bob:♣A``; others unchanged."""
-    owner, sep, face = card.rpartition(":")
-    if len(face) >= 2 and face[0] in SUIT_SYMBOLS and face[1:].isdigit():
-        rank = int(face[1:])
-        face = SUIT_SYMBOLS[face[0]] + RANK_NAMES.get(rank, str(rank))
-    elif face.startswith("JK"):
-        face = "Joker" + face[2:]
-    return owner + sep + face
+def _game_of(rules: str) -> GamePlugin | None:
+    """The registered game of a ``game/edition`` (None: a game no longer installed)."""
+    game = rules.partition("/")[0]
+    return game_plugin(game) if is_registered(game) else None
 
 
-def cards_text(cards: list[str]) -> str:
+def _as_written(card: str) -> str:
+    return card
+
+
+def cards_text(cards: list[str], card_text: CardText = _as_written) -> str:
     return " ".join(card_text(c) for c in cards) if cards else "-"
 
 
@@ -52,12 +52,13 @@ def report_text(report: Report, source: str) -> str:
     """A judge's report: a header, one block per finding, then the result."""
     errors = sum(1 for f in report.findings if f.severity == "error")
     warnings = sum(1 for f in report.findings if f.severity == "warning")
+    game = report.rules.partition("/")[0]
     out = [f"match {report.match_id}  ({report.rules}, {report.events} lines)  {source}"]
     out += [f"  note: {n}" for n in report.notes]
     for f in report.findings:
         out.append("")
         out.append(f"seq {f.seq}  {f.code}  [{f.severity}]")
-        out.append(f"  rule      {f.rule}: {rule_statement(f.rule)}")
+        out.append(f"  rule      {f.rule}: {rule_statement(f.rule, game)}")
         out.append(f"  finding   {f.message}")
         if f.expected is not None or f.actual is not None:
             out.append(f"  expected  {_value(f.expected)}")
@@ -71,14 +72,14 @@ def report_text(report: Report, source: str) -> str:
     return "\n".join(out)
 
 
-def _request_text(r: dict[str, Any]) -> str:
+def _request_text(r: dict[str, Any], card_text: CardText) -> str:
     parts = [f"{r['request']} {r['action']} ({r['controller']}, {r['speed']} {r['timing']})"]
     if r.get("triggered"):
         parts.append(f"triggered by {r.get('source', '?')}")
     if r.get("key_cards"):
-        parts.append("key " + cards_text(r["key_cards"]))
+        parts.append("key " + cards_text(r["key_cards"], card_text))
     if r.get("targets"):
-        parts.append("targets " + cards_text(r["targets"]))
+        parts.append("targets " + cards_text(r["targets"], card_text))
     return " · ".join(parts)
 
 
@@ -97,8 +98,6 @@ _ZONES_SHOWN = frozenset({"deck_count", "deck_known", "life_count", "hand_count"
 _BOARD_KEYS = frozenset({"match_id", "rules", "seq", "turn", "turn_player", "chance", "passed",
                          "stage", "buffer", "awaiting_resolution", "once_used", "players",
                          "result", "findings"})
-#: What a game calls the number the board keeps as a character's ``size``.
-_SIZE_WORD = {"duel_masters": "power"}
 
 
 def _words(key: str) -> str:
@@ -109,7 +108,7 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
-def _item_text(item: dict[str, Any]) -> str:
+def _item_text(item: dict[str, Any], card_text: CardText) -> str:
     """One card of a game's own zone (a camp): its reference, then its numbers and flags."""
     head = next((str(v) for k, v in item.items() if k in ("card", "character", "ref")), None)
     bits: list[str] = []
@@ -123,35 +122,35 @@ def _item_text(item: dict[str, Any]) -> str:
         elif _scalar(v):
             bits.append(f"{_words(k)} {v}")
         elif isinstance(v, list) and all(isinstance(x, str) for x in v):
-            bits.append(f"{_words(k)} {cards_text(v)}")
+            bits.append(f"{_words(k)} {cards_text(v, card_text)}")
     text = ", ".join(bits) or "-"
     return f"{card_text(head)}: {text}" if head is not None else text
 
 
-def _player_lines(zones: dict[str, Any], size_word: str) -> list[str]:
+def _player_lines(zones: dict[str, Any], size_word: str, card_text: CardText) -> list[str]:
     """A player's zones: the usual ones when the game has them, then the game's own."""
     rows: list[tuple[str, str]] = []
     items: list[tuple[str, list[str]]] = []
     if "deck_count" in zones or "life_count" in zones:
         deck = "life" if "life_count" in zones else "deck"
         rows.append((deck, _cards(zones.get('deck_count'))
-                     + (f" (known: {cards_text(zones['deck_known'])})"
+                     + (f" (known: {cards_text(zones['deck_known'], card_text)})"
                         if zones.get("deck_known") else "")))
     if "hand_count" in zones:
         rows.append(("hand", _cards(zones.get('hand_count'))
-                     + (f" (known: {cards_text(zones['hand_known'])})"
+                     + (f" (known: {cards_text(zones['hand_known'], card_text)})"
                         if zones.get("hand_known") else "")))
     if "graveyard" in zones:
-        rows.append(("graveyard", cards_text(zones["graveyard"])))
+        rows.append(("graveyard", cards_text(zones["graveyard"], card_text)))
     if "fog" in zones:
-        rows.append(("fog", cards_text(zones["fog"])))
+        rows.append(("fog", cards_text(zones["fog"], card_text)))
     for key, value in zones.items():  # zones of other games: card lists, counts, cards
         if key in _ZONES_SHOWN or isinstance(value, bool):
             continue
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            rows.append((_words(key), cards_text(value)))
+            rows.append((_words(key), cards_text(value, card_text)))
         elif isinstance(value, list) and all(isinstance(v, dict) for v in value):
-            items.append((_words(key), [_item_text(v) for v in value]))
+            items.append((_words(key), [_item_text(v, card_text) for v in value]))
         elif _scalar(value):
             rows.append((_words(key), str(value)))
     field = zones.get("field")
@@ -172,12 +171,16 @@ def _player_lines(zones: dict[str, Any], size_word: str) -> list[str]:
             if ch.get("entered_turn") is not None:
                 bits.append(f"entered turn {ch['entered_turn']}")
             out.append(f"    {card_text(ch['character'])}: {', '.join(bits)}"
-                       f" [{cards_text(ch['cards'])}]")
+                       f" [{cards_text(ch['cards'], card_text)}]")
     return out
 
 
 def board_text(board: dict[str, Any]) -> str:
-    """The table after one line: flow state, then each player's zones."""
+    """The table after one line: flow state, then each player's zones, in the words and
+    card names of the board's game."""
+    plugin = _game_of(str(board.get("rules", "")))
+    card_text = plugin.card_text if plugin is not None else _as_written
+    size_word = plugin.size_word if plugin is not None else "size"
     out = [f"match {board['match_id']}  ({board['rules']})  board after seq {board['seq']}"]
     if board["turn_player"] is None:
         out.append("the game has not started")
@@ -189,20 +192,19 @@ def board_text(board: dict[str, Any]) -> str:
     if own:
         out.append(" · ".join(own))
     out.append("stage (bottom to top):" + ("" if board["stage"] else " empty"))
-    out += [f"  {i}. {_request_text(r)}" for i, r in enumerate(board["stage"], start=1)]
+    out += [f"  {i}. {_request_text(r, card_text)}" for i, r in enumerate(board["stage"], start=1)]
     out.append("buffer:" + ("" if board["buffer"] else " empty"))
-    out += [f"  - {_request_text(r)}" for r in board["buffer"]]
+    out += [f"  - {_request_text(r, card_text)}" for r in board["buffer"]]
     if board.get("awaiting_resolution"):
         out.append(f"waiting to resolve: {board['awaiting_resolution']} (instant)")
     once = board.get("once_used") or {}
     if once:
         out.append("once per turn, used: " + "; ".join(
             f"{p}: {', '.join(a)}" for p, a in once.items()))
-    size_word = _SIZE_WORD.get(str(board.get("rules", "")).partition("/")[0], "size")
     for player, zones in (board.get("players") or {}).items():
         out.append("")
         out.append(player)
-        out += _player_lines(zones, size_word)
+        out += _player_lines(zones, size_word, card_text)
     out.append("")
     out.append(f"result: {result_text(board.get('result'), 'undecided')}")
     findings = board.get("findings", [])

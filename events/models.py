@@ -49,7 +49,9 @@ class MatchStarted(_Line):
 
     type: Literal["match_started"] = "match_started"
     match_id: str = Field(pattern=r"^[A-Za-z0-9._-]{1,128}$")
-    game: Literal["blackpoker", "duel_masters", "i_language"]
+    game: str
+    """The id a game is registered under (:mod:`adjudicator.plugins`); the registry, not
+    this model, knows which games there are."""
     rules: str
     format: str
     regulation: str | None = None
@@ -59,6 +61,16 @@ class MatchStarted(_Line):
     cards: dict[str, Any] | list[Any] | None = None
     event: EventInfo | None = None
     log_format: Literal[1]
+
+    @field_validator("game")
+    @classmethod
+    def _registered_game(cls, game: str) -> str:
+        from coreflow_judge.adjudicator.plugins import game_ids  # the registry decides
+
+        known = game_ids()
+        if game not in known:
+            raise ValueError("must be a registered game: " + (", ".join(known) or "none is"))
+        return game
 
     @field_validator("players")
     @classmethod

@@ -24,6 +24,7 @@ from typing import Any
 
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.judge import JudgeInputError, feed_item, start_flow
+from coreflow_judge.adjudicator.plugins import game_plugin
 from coreflow_judge.events.models import LogLine
 from coreflow_judge.events.reader import LineError, read_log
 
@@ -190,8 +191,10 @@ class BoardProjector:
     def _copy(flow: CoreFlow) -> CoreFlow:
         """A deep copy of the table's state, sharing what never changes.
 
-        Shared, not copied: the log lines and findings (frozen), the edition's data and
-        action definitions, and the complete log's entries other than the derived lines
+        Shared, not copied: the log lines and findings (frozen), the parts of the rules
+        module its game names as unchanging (:attr:`GamePlugin.constant_parts
+        <adjudicator.plugins.GamePlugin.constant_parts>`: edition data, action
+        definitions), and the complete log's entries other than the derived lines
         the flow still expects (those are copied with the requests they name). The
         complete log is the one part of the flow that grows with every line, so it is
         taken out of the deep copy and rebuilt as a list of the same entries: a copy
@@ -200,13 +203,7 @@ class BoardProjector:
         """
         memo: dict[int, Any] = {}
         shared: list[Any] = [flow.header, *flow.findings]
-        rules = flow.rules
-        for name in ("data", "pol", "policy", "actions", "after", "ng_ranks"):
-            if hasattr(rules, name):
-                shared.append(getattr(rules, name))
-        actions = getattr(rules, "actions", None)
-        if isinstance(actions, dict):
-            shared.extend(actions.values())
+        shared += game_plugin(flow.header.game).constant_parts(flow.rules)
         for obj in shared:
             memo[id(obj)] = obj
         complete = flow.complete

@@ -5,17 +5,25 @@ from __future__ import annotations
 from pathlib import Path
 
 from coreflow_judge.adjudicator.judge import judge_lines
-from coreflow_judge.adjudicator.simulate import GAME_SIMULATORS, simulate_game
+from coreflow_judge.adjudicator.plugins import game_plugin
+from coreflow_judge.adjudicator.simulate import simulate_game
 from coreflow_judge.audit import AuditDB
+from coreflow_judge.events.models import LogLine
 from coreflow_judge.events.store import open_recorder
+
+
+def _simulated(game: str, edition: str, seed: int, match_id: str) -> list[LogLine]:
+    plugin = game_plugin(game)
+    assert plugin.simulate is not None
+    return plugin.simulate(edition, plugin.default_format, seed, match_id)
 
 
 def test_three_games_in_one_audit_database(tmp_path: Path) -> None:
     games = {
         "blackpoker": [simulate_game("6.1", 7, match_id="bp-7"),
                        simulate_game("9.0", 8, match_id="bp-8")],
-        "duel_masters": [GAME_SIMULATORS["duel_masters"]("1.47", None, 7, "dm-7")],
-        "i_language": [GAME_SIMULATORS["i_language"]("1", None, 7, "il-7")],
+        "duel_masters": [_simulated("duel_masters", "1.47", 7, "dm-7")],
+        "i_language": [_simulated("i_language", "1", 7, "il-7")],
     }
     store = str(tmp_path / "coreflow.db")
     recorder = open_recorder(store)

@@ -8,10 +8,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from coreflow_judge.adjudicator.judge import judge_file
+from coreflow_judge.adjudicator.plugins import game_plugin, games
 from coreflow_judge.cli.main import app
+from coreflow_judge.cli.render import board_text
 from coreflow_judge.cli.rule_text import RULE_STATEMENTS, rule_statement
 from coreflow_judge.events.store import MatchRecorder, open_recorder
 from typer.testing import CliRunner
@@ -119,7 +122,8 @@ def test_judge_of_a_log_with_an_error_exits_1_and_reads_like_a_ruling() -> None:
     text = r.stdout
     assert text.startswith(f"match demo-1  (blackpoker/9.0, 12 lines)  {DISPUTED}")
     block = text[text.index("seq 11  legality.effect-mismatch  [error]"):]
-    assert f"rule      bp4.3.3: {RULE_STATEMENTS['bp4.3.3']}" in block
+    statement = game_plugin("blackpoker").rule_statements["bp4.3.3"]
+    assert f"rule      bp4.3.3: {statement}" in block
     assert "finding   The recorded effects of Counter differ" in block
     assert 'actual    [{"op": "negate", "request": "r2"}]' in block
     assert text.rstrip().endswith("1 error, 2 warnings")
@@ -183,7 +187,8 @@ def test_every_rule_the_engine_cites_has_an_english_statement() -> None:
         cited |= set(re.findall(r'"((?:core\[[0-9-]+\])|(?:bp[0-9][0-9.]*[0-9]|bp[0-9])|log)"',
                                 text))
     assert cited, "the engine cites rules"
-    missing = sorted(c for c in cited if c not in RULE_STATEMENTS)
+    stated = set(RULE_STATEMENTS).union(*(g.rule_statements for g in games()))
+    missing = sorted(c for c in cited if c not in stated)
     assert missing == []
     assert "no summary" in rule_statement("bp9.9.9")
 
@@ -427,3 +432,42 @@ def test_judge_a_recorded_match_by_its_id(tmp_path: Path) -> None:
     assert stored["findings"] == filed["findings"] == []
     missing = CliRunner().invoke(app, ["judge", "no-such-match", "--store", store])
     assert missing.exit_code == 2 and "neither a log file nor a recorded match" in missing.output
+
+
+# ------------------------------------------------------------------ games from the registry
+
+
+def test_the_help_names_the_registered_games_editions_and_formats() -> None:
+    from coreflow_judge.cli import main
+
+    assert app.info.help is not None
+    for game in games():
+        text = f"{game.name} {', '.join(game.editions)} ({', '.join(game.formats)})"
+        assert text in app.info.help
+    assert "BlackPoker 6.1, 9.0 (lite)" in app.info.help
+    editions = main._editions_text().split(", ")
+    assert {"6.1", "9.0", "blackpoker/9.0", "duel_masters/1.47", "i_language/1"} <= set(editions)
+    assert "i_language: standard" in main._formats_text()
+
+
+def test_the_board_text_speaks_the_boards_game() -> None:
+    """Card names and the word for a character's number come from the board's game."""
+    def board(rules: str) -> dict[str, Any]:
+        return {"match_id": "m", "rules": rules, "seq": 3, "turn": 1, "turn_player": "bob",
+                "chance": "bob", "passed": [], "stage": [], "buffer": [], "players": {
+                    "bob": {"field": [{"character": "bob:C1", "kind": "soldier",
+                                       "state": "charge", "size": 5, "cards": ["bob:C1"]}]}}}
+
+    bp = board_text(board("blackpoker/9.0"))
+    assert "bob:♣A: soldier, charge, size 5 [bob:♣A]" in bp
+    dm = board_text(board("duel_masters/1.47"))
+    assert "bob:C1: soldier, charge, power 5 [bob:C1]" in dm
+
+
+def test_a_rule_statement_comes_from_the_findings_game() -> None:
+    assert rule_statement("core[12]") == RULE_STATEMENTS["core[12]"]
+    assert rule_statement("dm703", "duel_masters") == \
+        game_plugin("duel_masters").rule_statements["dm703"]
+    assert rule_statement("dm999", "duel_masters") == \
+        "a Duel Masters rule (no summary recorded for dm999)"
+    assert rule_statement("zz1") == "a rule (no summary recorded for zz1)"

@@ -404,8 +404,9 @@ def test_every_duel_masters_rule_cited_has_a_statement() -> None:
     import re
     from pathlib import Path
 
-    from coreflow_judge.cli.rule_text import RULE_STATEMENTS
+    from coreflow_judge.adjudicator.plugins import game_plugin
 
+    RULE_STATEMENTS = game_plugin("duel_masters").rule_statements
     package = Path(__file__).resolve().parent.parent / "adjudicator" / "games" / "duel_masters"
     cited: set[str] = set()
     for path in package.glob("*.py"):
@@ -445,8 +446,9 @@ def test_judge_reports_edited_logs_without_crashing(seed: int, sparse_form: bool
                                                     data: st.DataObject) -> None:
     """Whatever a log says past its header, the judge reports findings and never raises;
     every finding names a known code and a line of the log."""
-    from coreflow_judge.adjudicator.findings import CODES
+    from coreflow_judge.adjudicator.findings import catalogue
 
+    CODES = catalogue()
     lines = simulate_game(seed % 5000, max_lines=400)
     lines = list(sparse(lines) if sparse_form else lines)
     for _ in range(edits):

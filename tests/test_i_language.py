@@ -567,7 +567,10 @@ def test_the_cli_simulates_i_language_games_the_judge_accepts(tmp_path: Path) ->
 def test_every_i_language_rule_cited_has_an_english_statement() -> None:
     import re
 
-    from coreflow_judge.cli.rule_text import RULE_STATEMENTS, rule_statement
+    from coreflow_judge.adjudicator.plugins import game_plugin
+    from coreflow_judge.cli.rule_text import rule_statement
+
+    RULE_STATEMENTS = game_plugin("i_language").rule_statements
 
     source = (ROOT / "adjudicator" / "games" / "i_language" / "rules.py").read_text(
         encoding="utf-8")
@@ -636,8 +639,9 @@ def test_judge_reports_edited_logs_without_crashing(seed: int, thin: bool,
                                                     data: st.DataObject) -> None:
     """Whatever an i-language log says past its header, the judge reports findings with
     known codes on lines of the log; it never raises."""
-    from coreflow_judge.adjudicator.findings import CODES
+    from coreflow_judge.adjudicator.findings import catalogue
 
+    CODES = catalogue()
     lines = simulate_game(seed)
     if thin:
         lines = sparse(lines)

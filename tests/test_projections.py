@@ -176,3 +176,34 @@ def test_boards_of_simulated_games_equal_a_replay(edition: str, seed: int) -> No
     assert final["result"] is not None, "a simulated game is played to its end"
     for seq in random.Random(seed).sample(range(1, last + 1), 12) + [1, last]:
         assert p.at(seq) == board_at(list(enumerate(lines, start=1)), seq), f"seq {seq}"
+
+
+def test_checkpoints_share_what_the_game_names_unchanging(long_lines: list[str]) -> None:
+    """The game says which parts of its rules module never change (its plugin's
+    ``constant_parts``): a checkpoint shares exactly those and copies the table."""
+    from coreflow_judge.adjudicator.plugins import game_plugin
+
+    p = BoardProjector(iter_lines(long_lines), every=64)
+    p.at(200)
+    live, kept = p._live, p.checkpoints[64]
+    parts = game_plugin("blackpoker").constant_parts
+    shared = [id(x) for x in parts(live.rules)]
+    assert shared and [id(x) for x in parts(kept.rules)] == shared
+    assert kept.rules is not live.rules
+    assert kept.rules.boards is not live.rules.boards  # type: ignore[attr-defined]
+
+
+def test_boards_of_every_game_with_a_simulator_equal_a_replay() -> None:
+    """Each registered game's checkpoint (what its plugin shares) gives the boards a
+    replay from line 1 gives."""
+    from coreflow_judge.adjudicator.plugins import games
+
+    simulated = [g for g in games() if g.simulate is not None]
+    assert len(simulated) >= 3
+    for game in simulated:
+        assert game.simulate is not None
+        lines = game.simulate(game.editions[-1], game.default_format, 5, f"cp-{game.id}")
+        p = BoardProjector.from_lines(lines, every=8)
+        last = len(lines)
+        for seq in random.Random(5).sample(range(1, last + 1), 6) + [1, last]:
+            assert p.at(seq) == board_at(list(enumerate(lines, start=1)), seq), (game.id, seq)

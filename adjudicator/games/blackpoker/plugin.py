@@ -1,0 +1,88 @@
+"""BlackPoker as coreflow sees it: the one object the registry loads (entry point
+``blackpoker`` of the group ``coreflow_judge.games``, see docs/games.md)."""
+
+from __future__ import annotations
+
+from coreflow_judge.adjudicator.games.blackpoker.rules import EDITIONS, FORMATS, BlackPokerRules
+from coreflow_judge.adjudicator.plugins import GamePlugin, attributes_of_rules
+from coreflow_judge.events.models import LogLine, MatchStarted
+
+SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+RANK_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
+
+RULE_STATEMENTS: dict[str, str] = {
+    "bp3": "Each format fixes the set-up done before play (9.0: the preset bulwark and "
+           "soldier, the opening hands, the first player by reveals).",
+    "bp3.4.1.1": "A format allows only the actions on its action list; anything else "
+                 "cannot be requested in that format.",
+    "bp4.2.1": "The game starts the same way every time: shuffle, draw seven, reveal the "
+               "top cards to decide the first player, then the first player draws one "
+               "(9.0 adds the preset bulwark and soldier first).",
+    "bp4.3.1": "An action is defined by its key card, target, effect, cost, timing and "
+               "type; a request must match that definition.",
+    "bp4.3.1.1": "Costs are paid in full by the requester: B drives a charged bulwark, "
+                 "L takes one damage, D discards a hand card, S sends a character to the "
+                 "graveyard.",
+    "bp4.3.2.1": "An action with a target cannot be requested without a target that meets "
+                 "its condition, and an action can never target itself.",
+    "bp4.3.3": "Resolving a request carries out exactly what its effect text says, "
+               "no more and no less.",
+    "bp4.3.3.1.1": "If the chosen target no longer meets the target condition when the "
+                   "request resolves, it resolves with no effect (it fizzles).",
+    "bp4.3.3.1.2": "When part of an effect cannot be carried out, the possible part is "
+                   "still done, and only that part.",
+    "bp4.3.3.2.1": "After a request resolves its key cards go to the graveyard, unless the "
+                   "effect itself put them somewhere (the field, the hand).",
+    "bp4.4.3": "A character's number is its printed rank changed by every size "
+               "modifier in force (Up, Down and the like).",
+    "bp4.5": "Each action does what its entry in the format's action list says "
+             "(key cards, costs, targets, choices and effect).",
+    "bp4.5.3.2": "A once-per-turn action may be requested only once until the turn player "
+                 "changes.",
+    "bp4.5.3.3": "Some actions are started only by the rules; no player may request them, "
+                 "even while holding the chance.",
+    "bp6.2": "Each action does exactly what its entry in the format's action list "
+             "says: its key cards, costs, targets, the choices it asks for and its effect.",
+}
+"""One plain-English line per section of the BlackPoker rules the rules module cites
+(``bp...``); summaries written for this tool, not quotations."""
+
+
+def card_text(card: str) -> str:
+    """``S9`` -> ``♠9``, ``H12`` -> ``♥Q``, ``bob:C1`` -> ``bob:♣A``; others unchanged."""
+    owner, sep, face = card.rpartition(":")
+    if len(face) >= 2 and face[0] in SUIT_SYMBOLS and face[1:].isdigit():
+        rank = int(face[1:])
+        face = SUIT_SYMBOLS[face[0]] + RANK_NAMES.get(rank, str(rank))
+    elif face.startswith("JK"):
+        face = "Joker" + face[2:]
+    return owner + sep + face
+
+
+def rules(header: MatchStarted, edition: str) -> BlackPokerRules:
+    """The edition and the header's format (the rules refuse one they do not carry)."""
+    return BlackPokerRules(edition, header.format)
+
+
+def simulate(edition: str, fmt: str, seed: int, match_id: str) -> list[LogLine]:
+    """One seeded random legal game, its complete log."""
+    from coreflow_judge.adjudicator.simulate import simulate_game
+
+    return simulate_game(edition, seed, fmt, match_id=match_id)
+
+
+GAME = GamePlugin(
+    id="blackpoker",
+    name="BlackPoker",
+    editions=EDITIONS,
+    formats=FORMATS,
+    rules=rules,
+    simulate=simulate,
+    rule_statements=RULE_STATEMENTS,
+    rule_prefix="bp",
+    rule_book="a section of the BlackPoker rules",
+    header_fields=frozenset({"decks", "deck_sizes"}),
+    card_text=card_text,
+    constant_parts=attributes_of_rules("data", "pol", "policy", "actions", "after", "ng_ranks"),
+    bare_editions=True,
+)

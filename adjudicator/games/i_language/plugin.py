@@ -1,0 +1,77 @@
+"""The i-language card game as coreflow sees it: the one object the registry loads (entry
+point ``i_language`` of the group ``coreflow_judge.games``, see docs/games.md)."""
+
+from __future__ import annotations
+
+from coreflow_judge.adjudicator.findings import Severity
+from coreflow_judge.adjudicator.games.i_language.rules import (
+    EDITIONS,
+    ILanguageRules,
+    load_edition,
+)
+from coreflow_judge.adjudicator.plugins import GamePlugin, attributes_of_rules
+from coreflow_judge.events.models import LogLine, MatchStarted
+
+CODES: dict[str, tuple[Severity, str]] = {
+    "legality.deck-invalid": ("error", "a deck that breaks the game's deck rules (3 normal "
+                              "cards, at most 3 magic cards)"),
+    "legality.once-per-game": ("error", "a special ability or magic card used twice in a "
+                               "game"),
+    "legality.roll-invalid": ("error", "a die roll outside its sides, or a die that cannot "
+                              "pick among the listed abilities"),
+    "log.roll-missing": ("warning", "an ability picked among several without a recorded die "
+                         "roll"),
+}
+"""Findings only the i-language card game gives (docs/findings.md)."""
+
+RULE_STATEMENTS: dict[str, str] = {
+    "il.カード": "Each card is defined by its numbers: a normal card by cost, attack, "
+                "durability and special abilities with their timing; a magic card by cost "
+                "and a special ability.",
+    "il.デッキ": "A deck is a combination of 3 normal cards (chosen from the 9 a player "
+                "holds); the deck's cards form the player's camp.",
+    "il.マジックカード": "A player uses at most 3 magic cards, each by declaring it.",
+    "il.戦闘処理": "Players take turns in alternation, 10 turns each; the turn player acts "
+                 "on their own turn.",
+    "il.通常カードによる攻撃": "On their own turn a player may attack once with each standing "
+                           "normal card: the target, a normal card of the opponent, loses "
+                           "durability equal to the attacker's attack.",
+    "il.通常カードによる特殊能力行使": "A normal card's special ability is used once per game, at "
+                                "the timing the card states.",
+    "il.マジックカードによる特殊能力行使": "A magic card's special ability is used once per game, "
+                                  "by declaring the card, at any time.",
+    "il.特殊能力": "When a card lists several special abilities, a die picks the one that "
+                 "runs; the roll is recorded and the choice must follow it.",
+    "il.耐久力": "Durability at 0 or less destroys a normal card; a value below 0 counts "
+               "as 0.",
+}
+"""``il.<block>`` names a block of the seed (seeds/i-language-card-game.txt). Summaries,
+not quotations."""
+
+
+def rules(header: MatchStarted, edition: str) -> ILanguageRules:
+    """The edition, the format, the players and the header's card definitions."""
+    return ILanguageRules(header, edition)
+
+
+def simulate(edition: str, fmt: str, seed: int, match_id: str) -> list[LogLine]:
+    """One seeded random legal game, its complete log."""
+    from coreflow_judge.adjudicator.games.i_language.simulate import simulate_game
+
+    return simulate_game(seed, match_id=match_id, edition=edition, fmt=fmt)
+
+
+GAME = GamePlugin(
+    id="i_language",
+    name="i-language card game",
+    editions=EDITIONS,
+    formats=tuple(dict.fromkeys(f for e in EDITIONS for f in load_edition(e)["formats"])),
+    rules=rules,
+    simulate=simulate,
+    codes=CODES,
+    rule_statements=RULE_STATEMENTS,
+    rule_prefix="il.",
+    rule_book="an i-language rule block",
+    header_fields=frozenset({"decks", "cards"}),
+    constant_parts=attributes_of_rules("data", "pol", "policy", "actions"),
+)

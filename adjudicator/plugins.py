@@ -1,0 +1,236 @@
+"""The games coreflow judges, each one object, found through an entry-point group.
+
+A game is a :class:`GamePlugin`: its id (the ``game`` of a log header), its editions and
+formats, its rules factory, its simulator, its finding codes and rule statements, how its
+board reads as text and what a board checkpoint may share. A distribution offers a game by
+naming the object under the entry-point group :data:`GROUP`; the entry point's name is the
+game id. coreflow's own games register the same way (``pyproject.toml``), so a game
+installed from another distribution is found exactly like them. The contract is written
+out in docs/games.md.
+
+The registry reads the group once and loads a game only when it is asked for; both are
+cached until :func:`clear_cache` (a test that installs a game on ``sys.path`` calls it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from coreflow_judge.adjudicator.findings import CODES
+from coreflow_judge.adjudicator.game import UnsupportedRules
+
+if TYPE_CHECKING:
+    from coreflow_judge.adjudicator.findings import Severity
+    from coreflow_judge.adjudicator.game import GameRules
+    from coreflow_judge.events.models import LogLine, MatchStarted
+
+GROUP = "coreflow_judge.games"
+"""The entry-point group a distribution names its games under (name: the game id)."""
+
+GAME_HEADER_FIELDS = ("decks", "deck_sizes", "cards")
+"""Header fields whose content only a game reads: a game says which of them it uses
+(:attr:`GamePlugin.header_fields`); a header carrying another is refused."""
+
+RulesFactory = Callable[["MatchStarted", str], "GameRules"]
+"""(header, edition) -> the game's rules module for one match."""
+Simulator = Callable[[str, str, int, str], "list[LogLine]"]
+"""(edition, format, seed, match id) -> the complete log of one random legal game."""
+
+_GAME_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+def _card_as_written(ref: str) -> str:
+    return ref
+
+
+def _shares_nothing(rules: Any) -> Iterable[object]:
+    return ()
+
+
+@dataclass(frozen=True, slots=True)
+class GamePlugin:
+    """Everything the core asks of one game, in one place."""
+
+    id: str
+    """The ``game`` of a log header and the first part of its ``rules`` (``id/edition``)."""
+    name: str
+    """How texts name the game."""
+    editions: tuple[str, ...]
+    formats: tuple[str, ...]
+    rules: RulesFactory
+    """Builds the rules module of one match; it is also the game's part of the header's
+    validation: a header it cannot use (an edition, format, player count or card list)
+    raises :class:`~adjudicator.game.UnsupportedRules` naming the field."""
+    default_format: str = ""
+    """The format of a simulated game when none is asked for (the first format if empty)."""
+    simulate: Simulator | None = None
+    codes: Mapping[str, tuple[Severity, str]] = field(default_factory=dict)
+    """The game's own finding codes: code -> (default severity, one-line meaning)."""
+    rule_statements: Mapping[str, str] = field(default_factory=dict)
+    """One plain-English line per rule reference of the game's rule book it cites."""
+    rule_prefix: str = ""
+    """How the game's rule references begin (a reference the statements lack is then
+    named as one of the game's)."""
+    rule_book: str = ""
+    """What such a reference names, e.g. "a section of the game's rules"."""
+    header_fields: frozenset[str] = frozenset()
+    """Which of :data:`GAME_HEADER_FIELDS` the game reads."""
+    card_text: Callable[[str], str] = _card_as_written
+    """A card reference as the board text shows it."""
+    size_word: str = "size"
+    """What the game calls the number the board keeps as a character's ``size``."""
+    constant_parts: Callable[[Any], Iterable[object]] = _shares_nothing
+    """The parts of a match's rules module that never change once it is built (edition
+    data, action definitions, policies): board checkpoints share them, never copy them."""
+    bare_editions: bool = False
+    """Its editions may be named alone (``--rules 9.0``); at most one game says so."""
+
+    def __post_init__(self) -> None:
+        if not _GAME_ID.match(self.id):
+            raise ValueError(f"game id {self.id!r}: lower-case letters, digits and '_'")
+        if not self.editions or not self.formats:
+            raise ValueError(f"game {self.id!r} names no edition or no format")
+        if not self.default_format:
+            object.__setattr__(self, "default_format", self.formats[0])
+        if self.default_format not in self.formats:
+            raise ValueError(f"game {self.id!r}: default format {self.default_format!r} "
+                             f"is not one of its formats")
+        clash = sorted(set(self.codes) & set(CODES))
+        if clash:
+            raise ValueError(f"game {self.id!r} redefines the core finding codes {clash}")
+        bad = sorted(set(self.header_fields) - set(GAME_HEADER_FIELDS))
+        if bad:
+            raise ValueError(f"game {self.id!r}: {bad} are not game header fields")
+        object.__setattr__(self, "codes", MappingProxyType(dict(self.codes)))
+        object.__setattr__(self, "rule_statements",
+                           MappingProxyType(dict(self.rule_statements)))
+
+    def check_header(self, header: MatchStarted) -> None:
+        """The header carries no game field this game does not read."""
+        for name in GAME_HEADER_FIELDS:
+            if getattr(header, name) is not None and name not in self.header_fields:
+                used = ", ".join(sorted(self.header_fields)) or "none"
+                raise UnsupportedRules(
+                    f"{self.id} does not read {name!r} (its header fields: {used})",
+                    field=name)
+
+
+class GameNotRegistered(UnsupportedRules):
+    """No installed distribution registers the game (exit 2, naming field ``game``)."""
+
+    def __init__(self, game: str) -> None:
+        known = ", ".join(game_ids()) or "none"
+        super().__init__(f"game {game!r} is not supported yet (registered games: {known})",
+                         field="game")
+
+
+_entry_points: dict[str, list[EntryPoint]] | None = None
+_loaded: dict[str, GamePlugin] = {}
+
+
+def _registered() -> dict[str, list[EntryPoint]]:
+    global _entry_points
+    if _entry_points is None:
+        found: dict[str, list[EntryPoint]] = {}
+        for ep in entry_points(group=GROUP):
+            found.setdefault(ep.name, []).append(ep)
+        _entry_points = dict(sorted(found.items()))
+    return _entry_points
+
+
+def clear_cache() -> None:
+    """Forget what was read and loaded: the next question reads the group again."""
+    global _entry_points
+    _entry_points = None
+    _loaded.clear()
+
+
+def game_ids() -> tuple[str, ...]:
+    """Every registered game id, sorted (nothing is loaded to answer)."""
+    return tuple(_registered())
+
+
+def is_registered(game: str) -> bool:
+    return game in _registered()
+
+
+def game_plugin(game: str) -> GamePlugin:
+    """The game registered as ``game``, loaded on first use."""
+    plugin = _loaded.get(game)
+    if plugin is not None:
+        return plugin
+    eps = _registered().get(game)
+    if not eps:
+        raise GameNotRegistered(game)
+    if len({ep.value for ep in eps}) > 1:
+        raise UnsupportedRules(
+            f"game {game!r} is registered more than once ({', '.join(ep.value for ep in eps)})",
+            field="game")
+    try:
+        plugin = eps[0].load()
+    except Exception as exc:  # noqa: BLE001 - another distribution's code: report, go on
+        raise UnsupportedRules(f"game {game!r} could not be loaded "
+                               f"({type(exc).__name__}: {exc})", field="game") from exc
+    if not isinstance(plugin, GamePlugin) or plugin.id != game:
+        raise UnsupportedRules(f"the entry point {eps[0].value} registered as game "
+                               f"{game!r} is not that game's GamePlugin", field="game")
+    _loaded[game] = plugin
+    return plugin
+
+
+def games() -> list[GamePlugin]:
+    """Every registered game that loads, in id order."""
+    out = []
+    for game in game_ids():
+        try:
+            out.append(game_plugin(game))
+        except UnsupportedRules:
+            continue  # named when a log or a command asks for it
+    return out
+
+
+def loaded_games() -> list[GamePlugin]:
+    """The games loaded so far (no entry point is loaded to answer)."""
+    return list(_loaded.values())
+
+
+def game_of_bare_edition() -> GamePlugin | None:
+    """The game whose editions may be named without its id, if one says so."""
+    claims = [g for g in games() if g.bare_editions]
+    if len(claims) > 1:
+        raise UnsupportedRules("several games take bare editions: "
+                               + ", ".join(g.id for g in claims), field="rules")
+    return claims[0] if claims else None
+
+
+def game_code(code: str) -> tuple[Severity, str] | None:
+    """A registered game's finding code: (default severity, meaning), or None."""
+    for plugin in loaded_games():
+        if code in plugin.codes:
+            return plugin.codes[code]
+    for plugin in games():
+        if code in plugin.codes:
+            return plugin.codes[code]
+    return None
+
+
+
+def attributes_of_rules(*names: str) -> Callable[[Any], Iterable[object]]:
+    """A :attr:`GamePlugin.constant_parts` for a rules module whose unchanging parts are
+    the attributes ``names`` (a dict's values count too: action definitions)."""
+
+    def parts(rules: Any) -> Iterable[object]:
+        for name in names:
+            value = getattr(rules, name, None)
+            if value is None:
+                continue
+            yield value
+            if isinstance(value, dict):
+                yield from value.values()
+
+    return parts
