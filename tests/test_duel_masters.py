@@ -63,6 +63,12 @@ def dm(flow: CoreFlow) -> DuelMastersRules:
     return flow.rules
 
 
+def planned_effects(flow: CoreFlow, line: Resolve) -> list[dict[str, Any]]:
+    """The effects the rules plan for a resolve line, asked before the line is fed."""
+    req = flow.requests[line.request]
+    return dm(flow).plan_resolution(flow, req, line.choices, line.seq).effects
+
+
 def assert_first_error(lines: Log, code: str, seq: int) -> None:
     found = errors(judge(lines))
     assert found, f"expected {code} at line {seq}; nothing reported"
@@ -364,13 +370,12 @@ def test_zero_power_creature_left_in_play(pool: list[Log]) -> None:
     done = 0
     for lines in pool[:150]:
         flow = start_flow(lines[0])
-        for line in lines[1:]:
-            flow.feed(line)
-        effects_of: dict[str, list[dict[str, Any]]] = dm(flow).effects_of
-        for i, line in enumerate(lines):
+        for i, line in enumerate(lines[1:], start=1):
             if not isinstance(line, Resolve):
+                flow.feed(line)
                 continue
-            ours = effects_of.get(line.request, [])
+            ours = planned_effects(flow, line)
+            flow.feed(line)
             sba = [e for e in ours if e.get("reason") == "state"]
             if not sba:
                 continue
@@ -562,10 +567,12 @@ def kept_power_sites(lines: Log) -> list[tuple[int, int, int, list[dict[str, Any
                 ups = [m.delta for m in r.expired_on(c) if m.delta > 0]
                 if ups:
                     kept[c.ref] = ups[-1]
-        flow.feed(line)
         if not kept:
+            flow.feed(line)
             continue
-        effects = dm(flow).effects_of.get(line.request, [])  # type: ignore[union-attr]
+        assert isinstance(line, Resolve)
+        effects = planned_effects(flow, line)
+        flow.feed(line)
         battle = next((e for e in effects if e["op"] == "battle"), None)
         if battle is None:
             continue
@@ -645,3 +652,31 @@ def test_turn_ability_and_static_power_definitions_are_checked() -> None:
         parse_cards({"x": {**creature, "opponent_power": "-1000"}})
     with pytest.raises(CardListError, match="start_of_turn"):
         parse_cards({"x": {**creature, "start_of_turn": {"draw": 1}}})
+
+
+def test_a_resolution_plan_leaves_the_table_as_it_was(pool: list[Log]) -> None:
+    """plan_resolution is pure: asked at every resolve line of a game, it changes neither
+    the table nor the flow; a battle's step gives the powers' computation as its reason,
+    and the turn a resolution ends is named in the plan, not started by it."""
+    battles = turns = 0
+    for lines in pool[:12]:
+        flow = start_flow(lines[0])
+        for line in lines[1:]:
+            if isinstance(line, Resolve) and line.request in flow.requests:
+                before = (repr(dm(flow).board(flow)), flow.turn, flow.turn_player,
+                          flow.chance, len(flow.complete), len(flow.findings))
+                plan = dm(flow).plan_resolution(flow, flow.requests[line.request],
+                                                line.choices, line.seq)
+                after = (repr(dm(flow).board(flow)), flow.turn, flow.turn_player,
+                         flow.chance, len(flow.complete), len(flow.findings))
+                assert after == before
+                assert plan.request == line.request
+                for step in plan.steps:
+                    if step.step == "battle":
+                        assert step.reason.count("=") == 2, step.reason  # both powers
+                        battles += 1
+                if plan.next_turn is not None:
+                    assert {"op": "turn", "player": plan.next_turn} in plan.effects
+                    turns += 1
+            flow.feed(line)
+    assert battles and turns, "the games fight battles and end turns"
