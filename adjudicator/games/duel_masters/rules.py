@@ -126,7 +126,8 @@ class DuelMastersPlan(ResolutionPlan):
     next_turn: str | None = None
     """The player whose turn starts because the resolution closed the end step."""
     work: _Resolving | None = field(default=None, repr=False, compare=False)
-    """The resolution carried out on a copy of the table (what apply_plan adopts)."""
+    """The resolution carried out on the table it was planned on (a copy, for a pure plan):
+    what apply_plan adopts."""
 
 
 #: The rules' plain attributes that a resolution changes (adopted from its plan's table).
@@ -697,8 +698,14 @@ class DuelMastersRules(RulesHooks):
         by step with the reasons, the requests it triggers, and what the rules find wrong
         in the choices (reported at line ``seq``, by default the next line). Pure: neither
         this table nor the flow changes; :meth:`apply_plan` carries the plan out."""
-        ctx = _Resolving(self.copy_table(), flow, req, dict(choices or {}),
-                         flow.next_seq if seq is None else seq)
+        return self._plan_on(self.copy_table(), flow, req, choices,
+                             flow.next_seq if seq is None else seq)
+
+    @staticmethod
+    def _plan_on(table: DuelMastersRules, flow: CoreFlow, req: Req,
+                 choices: dict[str, Any] | None, seq: int) -> DuelMastersPlan:
+        """The plan, computed on ``table`` (which it changes into the table it leaves)."""
+        ctx = _Resolving(table, flow, req, dict(choices or {}), seq)
         ctx.run()
         return ctx.plan()
 
@@ -707,8 +714,9 @@ class DuelMastersRules(RulesHooks):
         it ends gives way to the next ([2]: the new turn player holds the chance)."""
         work = plan.work
         assert work is not None, "a plan carries the table it leaves"
-        for name in _TABLE:
-            setattr(self, name, getattr(work.r, name))
+        if work.r is not self:
+            for name in _TABLE:
+                setattr(self, name, getattr(work.r, name))
         if work.next_player is not None:
             flow.start_turn(work.next_player)
             flow.give_chance_to_turn_player()
@@ -716,8 +724,12 @@ class DuelMastersRules(RulesHooks):
     def resolve(self, flow: CoreFlow, req: Req, line: Resolve) -> Resolution:
         """The plan; the log's claims compared with its effects (where they differ, the
         judge rules and follows the game as played for creatures leaving or staying in the
-        battle zone); then what was played is applied."""
-        plan = self.plan_resolution(flow, req, line.choices, line.seq)
+        battle zone); then what was played is applied.
+
+        The judge applies the plan whatever the claims say, so it computes the plan on the
+        table itself rather than on a copy (:meth:`plan_resolution`): the same computation,
+        without copying the table at every resolution."""
+        plan = self._plan_on(self, flow, req, line.choices, line.seq)
         work = plan.work
         assert work is not None
         if line.effects is not None:
@@ -736,7 +748,7 @@ class DuelMastersRules(RulesHooks):
         req = flow.requests.get(self.ending[0])
         if req is None:
             return []
-        ctx = _Resolving(self.copy_table(), flow, req, {}, flow.last_seq)
+        ctx = _Resolving(self, flow, req, {}, flow.last_seq)
         ctx.close_end_step()
         self.apply_plan(flow, ctx.plan())
         flow.findings.extend(ctx.findings)
@@ -793,8 +805,8 @@ def _civs_covered(cdef: CardDef, mana: list[ManaCard]) -> bool:
 
 
 class _Resolving:
-    """One resolution carried out on a copy of the table (``rules`` is that copy; the flow
-    is only read): the plan's steps, then, in the judge, the log's claims ruled on."""
+    """One resolution carried out on a table (``rules``: a copy for a pure plan; the flow is
+    only read): the plan's steps, then, in the judge, the log's claims ruled on."""
 
     def __init__(self, rules: DuelMastersRules, flow: CoreFlow, req: Req,
                  choices: dict[str, Any], seq: int):
