@@ -657,7 +657,8 @@ def test_turn_ability_and_static_power_definitions_are_checked() -> None:
 def test_a_resolution_plan_leaves_the_table_as_it_was(pool: list[Log]) -> None:
     """plan_resolution is pure: asked at every resolve line of a game, it changes neither
     the table nor the flow; a battle's step gives the powers' computation as its reason,
-    and the turn a resolution ends is named in the plan, not started by it."""
+    and the turn a resolution ends is named in the plan, not started by it. The judge's
+    resolution of the line is that plan (effects, triggers, findings)."""
     battles = turns = 0
     for lines in pool[:12]:
         flow = start_flow(lines[0])
@@ -678,5 +679,10 @@ def test_a_resolution_plan_leaves_the_table_as_it_was(pool: list[Log]) -> None:
                 if plan.next_turn is not None:
                     assert {"op": "turn", "player": plan.next_turn} in plan.effects
                     turns += 1
+                flow.feed(line)
+                done = flow.resolutions[line.seq]  # the judge's: the plan, applied
+                assert (done.effects, done.triggers) == (plan.effects, plan.triggers)
+                assert done.findings == plan.findings
+                continue
             flow.feed(line)
     assert battles and turns, "the games fight battles and end turns"
