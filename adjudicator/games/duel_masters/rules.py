@@ -204,6 +204,12 @@ class DuelMastersRules(RulesHooks):
         """The definition of a physical card (``bolshack#2`` -> ``bolshack``)."""
         return self.cards.get(card) or self.cards.get(base_id(card))
 
+    def names_no_card(self, ref: str) -> bool:
+        """A card reference (``owner:card`` or the card alone) naming no card the header
+        defines: not a face the log hides (``?``), and the header defines cards at all."""
+        card = card_of(ref)
+        return bool(self.cards) and card != UNKNOWN and self.card(card) is None
+
     def step_name(self) -> str:
         return self.steps[self.step]
 
@@ -492,6 +498,10 @@ class DuelMastersRules(RulesHooks):
                 actual=ref)
             return None
         card = parts[1]
+        if self.names_no_card(card):
+            rep("log.unknown-ref", "log",
+                f"key_cards[0]: {ref!r} names no card of the header's cards.", actual=ref)
+            return None
         if not board.hand_has(card):
             rep("legality.key-card-invalid", "dm§3", f"{card} is not in {player}'s hand.",
                 actual=ref)
@@ -530,6 +540,13 @@ class DuelMastersRules(RulesHooks):
         if not isinstance(mana, list) or not all(isinstance(m, str) for m in mana):
             rep("legality.cost-unpaid", "dm§2.1", "choices.mana lists card references.",
                 actual=mana)
+            return
+        unknown = [(i, m) for i, m in enumerate(mana) if self.names_no_card(m)]
+        if unknown:
+            i, m = unknown[0]
+            rep("log.unknown-ref", "log",
+                f"choices.mana[{i}]: {m!r} names no card of the header's cards.",
+                actual=[m for _, m in unknown])
             return
         bad = [m for m in mana if (split_ref(m) or ("",))[0] != line.player]
         if bad:
@@ -1097,19 +1114,25 @@ class _Resolving:
                      actual=len(named) if isinstance(named, list) else named)
             picked = list(range(n))
         else:
-            for ref in named:
-                i = self._shield_index(b, player, str(ref), picked)
-                if i is None:
-                    self.rep("legality.choice-invalid", "dm§3.5",
-                             f"{ref} is not one of {player}'s shields.", actual=ref)
+            for k, ref in enumerate(named):
+                if self.r.names_no_card(str(ref)):
+                    self.rep("log.unknown-ref", "log", f"choices.shields[{k}]: {ref!r} names "
+                             "no card of the header's cards.", actual=ref)
                     i = next(j for j in range(len(shields)) if j not in picked)
+                else:
+                    found = self._shield_index(b, player, str(ref), picked)
+                    if found is None:
+                        self.rep("legality.choice-invalid", "dm§3.5",
+                                 f"{ref} is not one of {player}'s shields.", actual=ref)
+                    i = found if found is not None else \
+                        next(j for j in range(len(shields)) if j not in picked)
                 picked.append(i)
         broken: list[str] = []
         for i in picked:
             face = shields[i]
             if face == UNKNOWN and isinstance(named, list) and len(named) == n:
                 shown = card_of(str(named[picked.index(i)]))
-                face = shown if shown else UNKNOWN
+                face = shown if shown and not self.r.names_no_card(shown) else UNKNOWN
             broken.append(face)
         for i in sorted(picked, reverse=True):
             del shields[i]

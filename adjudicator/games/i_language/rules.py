@@ -378,6 +378,11 @@ class ILanguageRules(RulesHooks):
         def rep(code: str, msg: str, rule: str = rule, **kw: Any) -> None:
             out.append(finding(code, line.seq, rule, msg, **kw))
 
+        if not self.blind:  # the decks name every card of the game
+            for i, c in enumerate(line.costs):
+                if c.ref not in self.cards:
+                    rep("log.unknown-ref", f"costs[{i}].ref: {c.ref!r} names no card in any "
+                        "deck.", rule="log", actual=c.ref)
         if action.id == "end":
             if line.key_cards:
                 rep("legality.key-card-invalid", "End Turn takes no key card.",
