@@ -864,8 +864,8 @@ class _Resolving:
         """What was carried out so far, as the rules' plan."""
         return DuelMastersPlan(
             request=self.req.id, result="resolved",
-            steps=[PlanStep(s.step, list(s.effects), s.reason) for s in self.steps
-                   if s.effects or s.reason],
+            steps=[s for s in self.steps if s.effects or s.reason],  # later effects
+            # (the judge's, after the claims) begin steps of their own
             triggers=list(self.triggers), findings=list(self.findings),
             next_turn=self.next_player, work=self)
 

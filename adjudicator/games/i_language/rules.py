@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 from coreflow_judge.adjudicator.claims import compare
@@ -100,6 +100,11 @@ class CardState:
     def normal(self) -> bool:
         return self.d.kind == "normal"
 
+    def copy(self) -> CardState:
+        """An independent copy (to see what effects would do to the card)."""
+        return CardState(self.ref, self.owner, self.d, self.attack, self.durability,
+                         self.removed, self.attacked_turn, self.used)
+
     @property
     def standing(self) -> bool:
         """Not incapacitated: in the camp with durability above 0 (il.状態)."""
@@ -112,6 +117,10 @@ class CardState:
         if self.removed:
             return "removed"
         return "standing" if self.durability > 0 else "destroyed"
+
+
+_FELLING = frozenset({"durability", "destroy"})
+"""The primitive effects that may bring a card's durability to 0 (il.状態: incapacitated)."""
 
 
 def die_picks(n: int, sides: int, result: int) -> int:
@@ -791,7 +800,7 @@ class _Resolving:
 
     def run(self) -> Resolution:
         req = self.req
-        ours = self.plan().effects
+        ours = [e for st in self._plan() for e in st.effects]  # the plan's effects
         claims = self._claims()
         applied = ours
         rule = {"attack": R_ATTACK, "ability": R_ABILITY, "magic": R_MAGIC}.get(
@@ -833,8 +842,10 @@ class _Resolving:
             attacker = self.r.source_card(self.req)
             if attacker is not None:
                 out += self._trigger(attacker, "on_attack")
-        touched = {str(e.get("card")) for e in effects}
-        after = {ref: replace(c) for ref, c in self.r.cards.items()
+        touched = {str(e.get("card")) for e in effects if e.get("op") in _FELLING}
+        if not touched:
+            return out
+        after = {ref: c.copy() for ref, c in self.r.cards.items()
                  if ref in touched and c.standing}
         self.r.apply([e for e in effects if e.get("op") != "turn"], after)
         for ref in sorted(after):
