@@ -715,14 +715,8 @@ class DuelMastersRules(RulesHooks):
         by step with the reasons, the requests it triggers, and what the rules find wrong
         in the choices (reported at line ``seq``, by default the next line). Pure: neither
         this table nor the flow changes; :meth:`apply_plan` carries the plan out."""
-        return self._plan_on(self.copy_table(), flow, req, choices,
-                             flow.next_seq if seq is None else seq)
-
-    @staticmethod
-    def _plan_on(table: DuelMastersRules, flow: CoreFlow, req: Req,
-                 choices: dict[str, Any] | None, seq: int) -> DuelMastersPlan:
-        """The plan, computed on ``table`` (which it changes into the table it leaves)."""
-        ctx = _Resolving(table, flow, req, dict(choices or {}), seq)
+        ctx = _Resolving(self.copy_table(), flow, req, dict(choices or {}),
+                         flow.next_seq if seq is None else seq)
         ctx.run()
         return ctx.plan()
 
@@ -734,6 +728,11 @@ class DuelMastersRules(RulesHooks):
         if work.r is not self:
             for name in _TABLE:
                 setattr(self, name, getattr(work.r, name))
+        self._start_next_turn(flow, work)
+
+    @staticmethod
+    def _start_next_turn(flow: CoreFlow, work: _Resolving) -> None:
+        """The resolution closed the end step: the flow starts the next turn."""
         if work.next_player is not None:
             flow.start_turn(work.next_player)
             flow.give_chance_to_turn_player()
@@ -746,13 +745,12 @@ class DuelMastersRules(RulesHooks):
         The judge applies the plan whatever the claims say, so it computes the plan on the
         table itself rather than on a copy (:meth:`plan_resolution`): the same computation,
         without copying the table at every resolution."""
-        plan = self._plan_on(self, flow, req, line.choices, line.seq)
-        work = plan.work
-        assert work is not None
+        work = _Resolving(self, flow, req, dict(line.choices or {}), line.seq)
+        work.run()  # the plan (work.plan()), carried out on this table
         if line.effects is not None:
-            work.rule_on_claims(plan.effects, [e.model_dump() for e in line.effects])
+            work.rule_on_claims(list(work.effects), [e.model_dump() for e in line.effects])
         work.close_end_step()  # the log kept a creature whose ability kept the step open
-        self.apply_plan(flow, plan)
+        self._start_next_turn(flow, work)
         return Resolution(result=line.result, effects=work.effects, findings=work.findings,
                           triggers=work.triggers)
 
@@ -767,7 +765,7 @@ class DuelMastersRules(RulesHooks):
             return []
         ctx = _Resolving(self, flow, req, {}, flow.last_seq)
         ctx.close_end_step()
-        self.apply_plan(flow, ctx.plan())
+        self._start_next_turn(flow, ctx)
         flow.findings.extend(ctx.findings)
         return ctx.triggers
 
@@ -833,8 +831,9 @@ class _Resolving:
         self.seq = seq
         """The resolve line (where findings are reported)."""
         self.choices = choices
-        self.steps: list[PlanStep] = []
         self.effects: list[dict[str, Any]] = []
+        self.marks: list[tuple[int, str, str]] = []
+        """Where each step of the plan begins in ``effects``: (index, step, reason)."""
         self.next_player: str | None = None
         """The end step closed: this player's turn starts (the flow is told on apply)."""
         self.findings: list[Finding] = []
@@ -852,20 +851,22 @@ class _Resolving:
 
     def begin(self, step: str, reason: str = "") -> None:
         """The effects emitted from here on belong to ``step``."""
-        self.steps.append(PlanStep(step, [], reason))
+        self.marks.append((len(self.effects), step, reason))
 
     def emit(self, **effect: Any) -> None:
-        if not self.steps:
-            self.begin(self.req.action.id)
-        self.steps[-1].effects.append(effect)
         self.effects.append(effect)
 
     def plan(self) -> DuelMastersPlan:
         """What was carried out so far, as the rules' plan."""
+        marks = self.marks
+        if not marks or marks[0][0] > 0:
+            marks = [(0, self.req.action.id, ""), *marks]
+        ends = [m[0] for m in marks[1:]] + [len(self.effects)]
+        steps = [PlanStep(step, self.effects[start:end], reason)
+                 for (start, step, reason), end in zip(marks, ends, strict=True)
+                 if end > start or reason]
         return DuelMastersPlan(
-            request=self.req.id, result="resolved",
-            steps=[s for s in self.steps if s.effects or s.reason],  # later effects
-            # (the judge's, after the claims) begin steps of their own
+            request=self.req.id, result="resolved", steps=steps,
             triggers=list(self.triggers), findings=list(self.findings),
             next_turn=self.next_player, work=self)
 
