@@ -686,3 +686,28 @@ def test_a_resolution_plan_leaves_the_table_as_it_was(pool: list[Log]) -> None:
                 continue
             flow.feed(line)
     assert battles and turns, "the games fight battles and end turns"
+
+
+def test_applying_a_plan_is_what_the_judge_does(pool: list[Log]) -> None:
+    """plan_resolution then apply_plan leave the table (and the turn) as the judge's own
+    resolution of the line does: one computation, one way to apply it."""
+    checked = turns = 0
+    for lines in pool[:3]:
+        sites = [i for i, line in enumerate(lines) if isinstance(line, Resolve)]
+        for i in sites[::9]:
+            judged, applied = start_flow(lines[0]), start_flow(lines[0])
+            for line in lines[1:i]:
+                judged.feed(line)
+                applied.feed(line)
+            line = lines[i]
+            assert isinstance(line, Resolve)
+            judged.feed(line)
+            rules = dm(applied)
+            plan = rules.plan_resolution(applied, applied.requests[line.request],
+                                         line.choices, line.seq)
+            rules.apply_plan(applied, plan)
+            assert rules.board(applied) == dm(judged).board(judged)
+            assert (applied.turn, applied.turn_player) == (judged.turn, judged.turn_player)
+            checked += 1
+            turns += plan.next_turn is not None
+    assert checked > 20 and turns, "resolutions of every kind, some ending a turn"
