@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from coreflow_judge.adjudicator.findings import Finding, finding
-from coreflow_judge.adjudicator.game import ActionDef, GameResult, GameRules, TriggerSpec
+from coreflow_judge.adjudicator.game import (
+    ActionDef,
+    GameResult,
+    GameRules,
+    Resolution,
+    TriggerSpec,
+)
 from coreflow_judge.events.models import (
     LINE_TYPES,
     ChanceMoved,
@@ -142,6 +148,9 @@ class CoreFlow:
         self.expected: deque[Derived] = deque()
         self.complete: list[LogLine | Derived] = [header]
         self.findings: list[Finding] = []
+        self.resolutions: dict[int, Resolution] = {}
+        """What the rules module returned for each resolve line, by its seq (observers,
+        such as the audit, read a resolution's effects here)."""
         self.next_seq = seq + 1
         self.last_seq = seq
         self._auto_id = 0
@@ -886,6 +895,7 @@ class CoreFlow:
     def _resolve(self, req: Req, line: Resolve) -> None:
         """[8]/[15] carry out the request, then [9] the win/lose check."""
         res = self.rules.resolve(self, req, line)
+        self.resolutions[line.seq] = res
         self.findings.extend(res.findings)
         if req.status not in ("negated",):
             req.status = "fizzled" if line.result == "fizzled" else "resolved"

@@ -7,7 +7,7 @@ the flow's state: the stage, the buffer, the chance, the turn, the status of eve
 request (:class:`~adjudicator.flow.Req`). Nothing here decides a rule: whether a request
 was made with the chance is ``flow.chance`` before the line, how a request ended is its
 ``Req.status``, the findings are the judge's, the effects of a resolution are those the
-game's rules module returned (observed by wrapping ``rules.resolve`` for this one flow).
+game's rules module returned, as the flow keeps them (``flow.resolutions``, by line).
 
 The result is one list of plain rows (dicts keyed by the column names of
 :data:`audit.schema.TABLES`) per table.
@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from coreflow_judge.adjudicator.flow import CoreFlow, Derived, Req
-from coreflow_judge.adjudicator.game import Resolution, UnsupportedRules
+from coreflow_judge.adjudicator.game import UnsupportedRules
 from coreflow_judge.adjudicator.judge import JudgeInputError, start_flow
 from coreflow_judge.events.models import (
     ChanceMoved,
@@ -123,7 +123,6 @@ class _Deriver:
         self.header = header
         self.mid = header.match_id
         self.rows = empty_rows()
-        self.resolutions: dict[int, Resolution] = {}
 
     # ------------------------------------------------------------------ driver
     def run(self) -> Rows:
@@ -132,7 +131,6 @@ class _Deriver:
         except (JudgeInputError, UnsupportedRules) as exc:
             self._events_only(str(exc))
             return self.rows
-        self._observe_resolutions(flow)
         events = self.rows["events"]
         stage_rows = self.rows["stage"]
         mid = self.mid
@@ -203,19 +201,6 @@ class _Deriver:
         self._match(flow)
         return self.rows
 
-    def _observe_resolutions(self, flow: CoreFlow) -> None:
-        """Keep what the rules module returns for each resolve line (this flow only)."""
-        rules = flow.rules
-        resolve = rules.resolve
-        kept = self.resolutions
-
-        def observed(flow: CoreFlow, req: Req, line: Resolve) -> Resolution:
-            res = resolve(flow, req, line)
-            kept[line.seq] = res
-            return res
-
-        setattr(rules, "resolve", observed)  # noqa: B010 - an instance attribute, on purpose
-
     # ------------------------------------------------------------------ rows
     def _event(self, stored: StoredLine, turn: int | None, at: str | None = None) -> Row:
         line = stored.line
@@ -235,7 +220,7 @@ class _Deriver:
         line = stored.line
         assert isinstance(line, Resolve)
         req = flow.requests.get(line.request)
-        res = self.resolutions.get(line.seq)
+        res = flow.resolutions.get(line.seq)
         on_stage = req is not None and any(r is req for r in stage_before)
         self.rows["resolutions"].append(dict(
             match_id=self.mid, seq=line.seq, request=line.request,

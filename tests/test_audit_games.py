@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
+from coreflow_judge.adjudicator import judge
+from coreflow_judge.adjudicator.flow import CoreFlow
 from coreflow_judge.adjudicator.judge import judge_lines
 from coreflow_judge.adjudicator.plugins import game_plugin
 from coreflow_judge.adjudicator.simulate import simulate_game
@@ -55,3 +59,37 @@ def test_three_games_in_one_audit_database(tmp_path: Path) -> None:
             assert [f for f in judge_lines(enumerate(lines, 1)).findings
                     if f.severity == "error"] == []
     assert errors == (0,)
+
+
+def test_resolution_rows_are_what_the_judge_resolved(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The audit reads each resolution's outcome where the flow keeps it
+    (``flow.resolutions``): its rows carry the effects and result the judge's rules module
+    returned for every resolve line, in each game, and the engine is not wrapped."""
+    from coreflow_judge.audit import derive
+
+    flows: list[CoreFlow] = []
+
+    def start_flow(*args: Any) -> CoreFlow:
+        flow = judge.start_flow(*args)
+        flows.append(flow)
+        return flow
+
+    monkeypatch.setattr(derive, "start_flow", start_flow)  # to see the audit's flow
+    logs = [simulate_game("9.0", 8, match_id="bp-8"),
+            GAME_SIMULATORS["duel_masters"]("1.47", None, 7, "dm-7"),
+            GAME_SIMULATORS["i_language"]("1", None, 7, "il-7")]
+    for lines in logs:
+        stored = [derive.StoredLine(line, line.model_dump(mode="json", exclude_none=True),
+                                    None) for line in lines]
+        rows = derive.derive_match("rec", stored)["resolutions"]
+        audited = flows.pop()
+        assert "resolve" not in vars(audited.rules)  # nothing wraps the rules module
+        report = judge_lines(enumerate(lines, 1))
+        assert report.flow is not None
+        resolved = report.flow.resolutions
+        assert len(rows) == len(resolved) > 0
+        for row in rows:
+            res = resolved[row["seq"]]
+            assert row["rules_result"] == res.result
+            assert row["effects"] == derive._plain(res.effects)
+        assert any(row["effects"] for row in rows)

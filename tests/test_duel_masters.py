@@ -63,6 +63,12 @@ def dm(flow: CoreFlow) -> DuelMastersRules:
     return flow.rules
 
 
+def planned_effects(flow: CoreFlow, line: Resolve) -> list[dict[str, Any]]:
+    """The effects the rules plan for a resolve line, asked before the line is fed."""
+    req = flow.requests[line.request]
+    return dm(flow).plan_resolution(flow, req, line.choices, line.seq).effects
+
+
 def assert_first_error(lines: Log, code: str, seq: int) -> None:
     found = errors(judge(lines))
     assert found, f"expected {code} at line {seq}; nothing reported"
@@ -364,13 +370,12 @@ def test_zero_power_creature_left_in_play(pool: list[Log]) -> None:
     done = 0
     for lines in pool[:150]:
         flow = start_flow(lines[0])
-        for line in lines[1:]:
-            flow.feed(line)
-        effects_of: dict[str, list[dict[str, Any]]] = dm(flow).effects_of
-        for i, line in enumerate(lines):
+        for i, line in enumerate(lines[1:], start=1):
             if not isinstance(line, Resolve):
+                flow.feed(line)
                 continue
-            ours = effects_of.get(line.request, [])
+            ours = planned_effects(flow, line)
+            flow.feed(line)
             sba = [e for e in ours if e.get("reason") == "state"]
             if not sba:
                 continue
@@ -564,10 +569,12 @@ def kept_power_sites(lines: Log) -> list[tuple[int, int, int, list[dict[str, Any
                 ups = [m.delta for m in r.expired_on(c) if m.delta > 0]
                 if ups:
                     kept[c.ref] = ups[-1]
-        flow.feed(line)
         if not kept:
+            flow.feed(line)
             continue
-        effects = dm(flow).effects_of.get(line.request, [])  # type: ignore[union-attr]
+        assert isinstance(line, Resolve)
+        effects = planned_effects(flow, line)
+        flow.feed(line)
         battle = next((e for e in effects if e["op"] == "battle"), None)
         if battle is None:
             continue
@@ -647,3 +654,62 @@ def test_turn_ability_and_static_power_definitions_are_checked() -> None:
         parse_cards({"x": {**creature, "opponent_power": "-1000"}})
     with pytest.raises(CardListError, match="start_of_turn"):
         parse_cards({"x": {**creature, "start_of_turn": {"draw": 1}}})
+
+
+def test_a_resolution_plan_leaves_the_table_as_it_was(pool: list[Log]) -> None:
+    """plan_resolution is pure: asked at every resolve line of a game, it changes neither
+    the table nor the flow; a battle's step gives the powers' computation as its reason,
+    and the turn a resolution ends is named in the plan, not started by it. The judge's
+    resolution of the line is that plan (effects, triggers, findings)."""
+    battles = turns = 0
+    for lines in pool[:12]:
+        flow = start_flow(lines[0])
+        for line in lines[1:]:
+            if isinstance(line, Resolve) and line.request in flow.requests:
+                before = (repr(dm(flow).board(flow)), flow.turn, flow.turn_player,
+                          flow.chance, len(flow.complete), len(flow.findings))
+                plan = dm(flow).plan_resolution(flow, flow.requests[line.request],
+                                                line.choices, line.seq)
+                after = (repr(dm(flow).board(flow)), flow.turn, flow.turn_player,
+                         flow.chance, len(flow.complete), len(flow.findings))
+                assert after == before
+                assert plan.request == line.request
+                for step in plan.steps:
+                    if step.step == "battle":
+                        assert step.reason.count("=") == 2, step.reason  # both powers
+                        battles += 1
+                if plan.next_turn is not None:
+                    assert {"op": "turn", "player": plan.next_turn} in plan.effects
+                    turns += 1
+                flow.feed(line)
+                done = flow.resolutions[line.seq]  # the judge's: the plan, applied
+                assert (done.effects, done.triggers) == (plan.effects, plan.triggers)
+                assert done.findings == plan.findings
+                continue
+            flow.feed(line)
+    assert battles and turns, "the games fight battles and end turns"
+
+
+def test_applying_a_plan_is_what_the_judge_does(pool: list[Log]) -> None:
+    """plan_resolution then apply_plan leave the table (and the turn) as the judge's own
+    resolution of the line does: one computation, one way to apply it."""
+    checked = turns = 0
+    for lines in pool[:3]:
+        sites = [i for i, line in enumerate(lines) if isinstance(line, Resolve)]
+        for i in sites[::9]:
+            judged, applied = start_flow(lines[0]), start_flow(lines[0])
+            for line in lines[1:i]:
+                judged.feed(line)
+                applied.feed(line)
+            line = lines[i]
+            assert isinstance(line, Resolve)
+            judged.feed(line)
+            rules = dm(applied)
+            plan = rules.plan_resolution(applied, applied.requests[line.request],
+                                         line.choices, line.seq)
+            rules.apply_plan(applied, plan)
+            assert rules.board(applied) == dm(judged).board(judged)
+            assert (applied.turn, applied.turn_player) == (judged.turn, judged.turn_player)
+            checked += 1
+            turns += plan.next_turn is not None
+    assert checked > 20 and turns, "resolutions of every kind, some ending a turn"

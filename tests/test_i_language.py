@@ -665,3 +665,40 @@ def test_a_magic_declaration_may_claim_free_timing() -> None:
         {"type": "request", "request": "r1", "player": "bob", "action": "magic",
          "key_cards": ["bob:quake"], "timing": "main"})
     assert [(f.code, f.seq) for f in judge(wrong).findings] == [("log.claim-mismatch", 3)]
+
+
+def test_a_claimed_effect_may_leave_a_card_unshown() -> None:
+    """The one claimed-effect matcher (adjudicator.claims): a claim whose card is ``?`` or
+    ``owner:?`` matches the planned effect on any card; a wrongly named card does not."""
+    from coreflow_judge.adjudicator.judge import start_flow
+
+    decks = {"alice": ["pawn", "squire", "scout", "quake"], "bob": ["pawn", "squire", "scout"]}
+    request = {"type": "request", "request": "r1", "player": "alice", "action": "magic",
+               "key_cards": ["alice:quake"]}
+    base = small_game(decks, request)
+    flow = start_flow(base[0])
+    for line in base[1:]:
+        flow.feed(line)
+    rules = flow.rules
+    assert isinstance(rules, ILanguageRules)
+    plan = rules.preview(flow, flow.requests["r1"], None)
+    assert plan.steps and plan.steps[0].step == "damage" and "quake" in plan.steps[0].reason
+    planned = plan.effects
+    assert planned == [e for s in plan.steps for e in s.effects]
+    assert {e["op"] for e in planned} == {"durability", "destroy"}
+
+    def judged(claims: list[dict[str, Any]]) -> list[tuple[str, int]]:
+        lines = small_game(decks, request,
+                           {"type": "resolve", "request": "r1", "result": "resolved",
+                            "effects": claims},
+                           {"type": "game_ended", "result": "draw",
+                            "reason": "all_incapacitated"})
+        return [(f.code, f.seq) for f in judge(lines).findings]
+
+    first = planned[0]["card"]
+    owner = first.partition(":")[0]
+    unshown = [dict(planned[0], card=f"{owner}:?"), dict(planned[1], card="?"), *planned[2:]]
+    assert judged(unshown) == []
+    other = next(e["card"] for e in planned if e["card"].partition(":")[0] != owner)
+    wrong = [dict(planned[0], card=other), *planned[1:]]
+    assert judged(wrong) == [("legality.effect-mismatch", 4)]

@@ -8,10 +8,15 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
+from coreflow_judge.adjudicator.claims import effect_fits
 from coreflow_judge.adjudicator.game import GameResult
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow
+
+__all__ = ["deck_out", "effect_fits", "load_edition_data", "unknown_decks"]
+"""``effect_fits`` lives in :mod:`adjudicator.claims` (the one claimed-effect matcher); it
+is named here too for the rules modules that import it from this module."""
 
 
 @lru_cache(maxsize=16)
@@ -56,25 +61,3 @@ def unknown_decks(players: Iterable[str], boards: Mapping[str, HasDeck], zone: s
         return None
     return f"the {zone} count of {', '.join(unknown)} is not known from the log"
 
-
-def effect_fits(ours: Mapping[str, Any], theirs: Mapping[str, Any]) -> bool:
-    """A claimed primitive effect matches one the rules computed when every field the claim
-    gives agrees; a card the log does not show (``?`` or ``owner:?``) matches any face."""
-    for k, v in theirs.items():
-        if k not in ours:
-            return False
-        o = ours[k]
-        if isinstance(v, list) and isinstance(o, list):
-            if len(v) != len(o) or not all(_same_face(a, b) for a, b in zip(o, v, strict=True)):
-                return False
-        elif not _same_face(o, v):
-            return False
-    return True
-
-
-def _same_face(a: Any, b: Any) -> bool:
-    if a == b:
-        return True
-    if isinstance(a, str) and isinstance(b, str):
-        return a.endswith(":?") or b.endswith(":?") or a == "?" or b == "?"
-    return False

@@ -42,3 +42,17 @@ def split_ref(ref: str) -> tuple[str, str] | None:
     if not sep or not owner or not card:
         return None
     return owner, card
+
+
+CARD_COSTS = frozenset("LD")
+"""The costs paid with a card, whose ``ref`` names that card: $L (the top card of the deck
+is lost) and $D (a hand card is discarded). $B and $S name a character."""
+
+CARD_WORDS = "a suit S, H, D or C with a rank 1-13, a Joker JK, or ? for a face not shown"
+
+
+def is_card_ref(ref: str) -> bool:
+    """``owner:card`` where the card is a playing card BlackPoker knows (:func:`parse_card`)
+    or a face the log does not show (``?``)."""
+    parts = split_ref(ref)
+    return parts is not None and parse_card(parts[1]) is not None

@@ -37,7 +37,15 @@ from coreflow_judge.adjudicator.game import (
     UnsupportedRules,
 )
 from coreflow_judge.adjudicator.games.blackpoker.board import Character, Modifier, PlayerBoard
-from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN, Card, parse_card, split_ref
+from coreflow_judge.adjudicator.games.blackpoker.cards import (
+    CARD_COSTS,
+    CARD_WORDS,
+    UNKNOWN,
+    Card,
+    is_card_ref,
+    parse_card,
+    split_ref,
+)
 from coreflow_judge.adjudicator.games.common import (
     deck_out,
     effect_fits,
@@ -381,7 +389,12 @@ class BlackPokerRules(RulesHooks):
             discards[k] = discards.get(k, 0) + 1
         drive_seen: set[str] = set()
         lost = 0
-        for c in line.costs:
+        for i, c in enumerate(line.costs):
+            if c.kind in CARD_COSTS and not is_card_ref(c.ref):  # names no card at all
+                rep("log.unknown-ref", "log", f"costs[{i}].ref: {c.ref!r} names no card "
+                    f"({CARD_WORDS}).", actual=c.ref)
+                lost += c.kind == "L"
+                continue
             if c.kind == "B":
                 ch = self.bulwark_for_cost(player, c.ref, drive_seen)
                 if ch is None or ch.owner != player or ch.kind != "bulwark":

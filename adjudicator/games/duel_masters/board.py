@@ -30,6 +30,16 @@ class Creature:
     that once and follows the game as played."""
 
 
+def copy_creature(c: Creature, creatures: dict[int, Creature]) -> Creature:
+    """The copy of ``c`` in a copied table (made once, then shared)."""
+    twin = creatures.get(id(c))
+    if twin is None:
+        twin = Creature(c.ref, c.owner, c.card, c.entered, c.timestamp, c.tapped,
+                        c.sba_exempt)
+        creatures[id(c)] = twin
+    return twin
+
+
 @dataclass(slots=True, eq=False)
 class ManaCard:
     ref: str
@@ -94,6 +104,20 @@ class Board:
 
     def untapped_mana(self) -> list[ManaCard]:
         return [m for m in self.mana if not m.tapped]
+
+    # ------------------------------------------------------------------ planning
+    def copy(self, creatures: dict[int, Creature]) -> Board:
+        """An independent copy of this side of the table (a resolution is planned on it).
+        ``creatures`` maps each original creature to its copy, so that one creature seen
+        from two places (the battle zone, the state-based actions' record) stays one."""
+        return Board(
+            deck=None if self.deck is None else list(self.deck),
+            hand_known=Counter(self.hand_known), hand_unknown=self.hand_unknown,
+            shields=None if self.shields is None else list(self.shields),
+            mana=[ManaCard(m.ref, m.card, m.tapped) for m in self.mana],
+            battle=[copy_creature(c, creatures) for c in self.battle],
+            graveyard=list(self.graveyard),
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {

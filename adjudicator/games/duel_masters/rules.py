@@ -28,9 +28,10 @@ of an effect: the rest of the effect is not carried out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from coreflow_judge.adjudicator.claims import compare
 from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.game import (
     ActionDef,
@@ -43,11 +44,15 @@ from coreflow_judge.adjudicator.game import (
 )
 from coreflow_judge.adjudicator.games.common import (
     deck_out,
-    effect_fits,
     load_edition_data,
     unknown_decks,
 )
-from coreflow_judge.adjudicator.games.duel_masters.board import Board, Creature, ManaCard
+from coreflow_judge.adjudicator.games.duel_masters.board import (
+    Board,
+    Creature,
+    ManaCard,
+    copy_creature,
+)
 from coreflow_judge.adjudicator.games.duel_masters.cards import (
     UNKNOWN,
     CardDef,
@@ -58,12 +63,12 @@ from coreflow_judge.adjudicator.games.duel_masters.cards import (
     split_ref,
 )
 from coreflow_judge.adjudicator.games.duel_masters.pending import PendingEffectOrder
+from coreflow_judge.adjudicator.plan import PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import Permission, ProhibitionWins
-from coreflow_judge.events.models import Resolve
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
-    from coreflow_judge.events.models import GameStarted, MatchStarted, Request
+    from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Resolve
 
 EDITIONS = ("1.47",)
 
@@ -108,6 +113,26 @@ class Attack:
     attacker: str
     target: str
     player: str
+
+
+@dataclass(slots=True)
+class DuelMastersPlan(ResolutionPlan):
+    """What one Duel Masters resolution does on the current table (pure: the table is not
+    changed), with what the rules found wrong in the recorded choices, and the table the
+    resolution leaves, which :meth:`DuelMastersRules.apply_plan` makes the table."""
+
+    findings: list[Finding] = field(default_factory=list)
+    """The recorded choices' departures (an invalid blocker, a missing target, ...)."""
+    next_turn: str | None = None
+    """The player whose turn starts because the resolution closed the end step."""
+    work: _Resolving | None = field(default=None, repr=False, compare=False)
+    """The resolution carried out on the table it was planned on (a copy, for a pure plan):
+    what apply_plan adopts."""
+
+
+#: The rules' plain attributes that a resolution changes (adopted from its plan's table).
+_TABLE = ("step", "charges", "ending", "effects_ended", "outcome", "clock", "boards",
+          "state_destroyed", "modifiers", "expired", "bans", "attacks", "drawn_early")
 
 
 class DuelMastersRules(RulesHooks):
@@ -161,8 +186,6 @@ class DuelMastersRules(RulesHooks):
         """A result decided during a resolution (direct attack, decks out)."""
         self.state_destroyed: dict[str, tuple[int, Creature]] = {}
         """Creatures a state-based action destroyed: ref -> (seq, the creature)."""
-        self.effects_of: dict[str, list[dict[str, Any]]] = {}
-        """The effects the rules gave each resolution, by request id."""
         self.clock = 0
         self._notes: list[str] = []
 
@@ -180,6 +203,12 @@ class DuelMastersRules(RulesHooks):
     def card(self, card: str) -> CardDef | None:
         """The definition of a physical card (``bolshack#2`` -> ``bolshack``)."""
         return self.cards.get(card) or self.cards.get(base_id(card))
+
+    def names_no_card(self, ref: str) -> bool:
+        """A card reference (``owner:card`` or the card alone) naming no card the header
+        defines: not a face the log hides (``?``), and the header defines cards at all."""
+        card = card_of(ref)
+        return bool(self.cards) and card != UNKNOWN and self.card(card) is None
 
     def step_name(self) -> str:
         return self.steps[self.step]
@@ -469,6 +498,10 @@ class DuelMastersRules(RulesHooks):
                 actual=ref)
             return None
         card = parts[1]
+        if self.names_no_card(card):
+            rep("log.unknown-ref", "log",
+                f"key_cards[0]: {ref!r} names no card of the header's cards.", actual=ref)
+            return None
         if not board.hand_has(card):
             rep("legality.key-card-invalid", "dm§3", f"{card} is not in {player}'s hand.",
                 actual=ref)
@@ -507,6 +540,13 @@ class DuelMastersRules(RulesHooks):
         if not isinstance(mana, list) or not all(isinstance(m, str) for m in mana):
             rep("legality.cost-unpaid", "dm§2.1", "choices.mana lists card references.",
                 actual=mana)
+            return
+        unknown = [(i, m) for i, m in enumerate(mana) if self.names_no_card(m)]
+        if unknown:
+            i, m = unknown[0]
+            rep("log.unknown-ref", "log",
+                f"choices.mana[{i}]: {m!r} names no card of the header's cards.",
+                actual=[m for _, m in unknown])
             return
         bad = [m for m in mana if (split_ref(m) or ("",))[0] != line.player]
         if bad:
@@ -652,10 +692,67 @@ class DuelMastersRules(RulesHooks):
         b.battle.append(c)
 
     # ------------------------------------------------------------------ resolving
-    def resolve(self, flow: CoreFlow, req: Req, line: Resolve) -> Resolution:
-        ctx = _Resolving(self, flow, req, line)
+    def copy_table(self) -> DuelMastersRules:
+        """These rules over an independent copy of the table (the card definitions, the
+        edition data and the notes shared): a resolution is planned on it."""
+        other = object.__new__(DuelMastersRules)
+        other.__dict__.update(self.__dict__)
+        creatures: dict[int, Creature] = {}
+        other.boards = {p: b.copy(creatures) for p, b in self.boards.items()}
+        other.state_destroyed = {ref: (seq, copy_creature(c, creatures))
+                                 for ref, (seq, c) in self.state_destroyed.items()}
+        other.modifiers = [PowerMod(m.creature, m.delta, m.timestamp, m.holder, m.seq, m.ended)
+                           for m in self.modifiers]
+        other.expired = list(self.expired)
+        other.bans = list(self.bans)
+        other.attacks = dict(self.attacks)
+        other.drawn_early = set(self.drawn_early)
+        return other
+
+    def plan_resolution(self, flow: CoreFlow, req: Req, choices: dict[str, Any] | None,
+                        seq: int | None = None) -> DuelMastersPlan:
+        """What resolving ``req`` with the recorded ``choices`` does on the table now, step
+        by step with the reasons, the requests it triggers, and what the rules find wrong
+        in the choices (reported at line ``seq``, by default the next line). Pure: neither
+        this table nor the flow changes; :meth:`apply_plan` carries the plan out."""
+        ctx = _Resolving(self.copy_table(), flow, req, dict(choices or {}),
+                         flow.next_seq if seq is None else seq)
         ctx.run()
-        return ctx.finish()
+        return ctx.plan()
+
+    def apply_plan(self, flow: CoreFlow, plan: DuelMastersPlan) -> None:
+        """Carry out a planned resolution: the table becomes the one it leaves, and a turn
+        it ends gives way to the next ([2]: the new turn player holds the chance)."""
+        work = plan.work
+        assert work is not None, "a plan carries the table it leaves"
+        if work.r is not self:
+            for name in _TABLE:
+                setattr(self, name, getattr(work.r, name))
+        self._start_next_turn(flow, work)
+
+    @staticmethod
+    def _start_next_turn(flow: CoreFlow, work: _Resolving) -> None:
+        """The resolution closed the end step: the flow starts the next turn."""
+        if work.next_player is not None:
+            flow.start_turn(work.next_player)
+            flow.give_chance_to_turn_player()
+
+    def resolve(self, flow: CoreFlow, req: Req, line: Resolve) -> Resolution:
+        """The plan; the log's claims compared with its effects (where they differ, the
+        judge rules and follows the game as played for creatures leaving or staying in the
+        battle zone); then what was played is applied.
+
+        The judge applies the plan whatever the claims say, so it computes the plan on the
+        table itself rather than on a copy (:meth:`plan_resolution`): the same computation,
+        without copying the table at every resolution."""
+        work = _Resolving(self, flow, req, dict(line.choices or {}), line.seq)
+        work.run()  # the plan (work.plan()), carried out on this table
+        if line.effects is not None:
+            work.rule_on_claims(list(work.effects), [e.model_dump() for e in line.effects])
+        work.close_end_step()  # the log kept a creature whose ability kept the step open
+        self._start_next_turn(flow, work)
+        return Resolution(result=line.result, effects=work.effects, findings=work.findings,
+                          triggers=work.triggers)
 
     def settle(self, flow: CoreFlow) -> list[TriggerSpec]:
         """The core flow's idle hook: nothing is pending. When the log went on while the end
@@ -666,9 +763,9 @@ class DuelMastersRules(RulesHooks):
         req = flow.requests.get(self.ending[0])
         if req is None:
             return []
-        ctx = _Resolving(self, flow, req, Resolve(seq=flow.last_seq, request=req.id,
-                                                  result="resolved"))
+        ctx = _Resolving(self, flow, req, {}, flow.last_seq)
         ctx.close_end_step()
+        self._start_next_turn(flow, ctx)
         flow.findings.extend(ctx.findings)
         return ctx.triggers
 
@@ -723,15 +820,22 @@ def _civs_covered(cdef: CardDef, mana: list[ManaCard]) -> bool:
 
 
 class _Resolving:
-    """One resolution in progress: carries out the effects, then checks the log's claims."""
+    """One resolution carried out on a table (``rules``: a copy for a pure plan; the flow is
+    only read): the plan's steps, then, in the judge, the log's claims ruled on."""
 
-    def __init__(self, rules: DuelMastersRules, flow: CoreFlow, req: Req, line: Resolve):
+    def __init__(self, rules: DuelMastersRules, flow: CoreFlow, req: Req,
+                 choices: dict[str, Any], seq: int):
         self.r = rules
         self.flow = flow
         self.req = req
-        self.line = line
-        self.choices: dict[str, Any] = dict(line.choices or {})
+        self.seq = seq
+        """The resolve line (where findings are reported)."""
+        self.choices = choices
         self.effects: list[dict[str, Any]] = []
+        self.marks: list[tuple[int, str, str]] = []
+        """Where each step of the plan begins in ``effects``: (index, step, reason)."""
+        self.next_player: str | None = None
+        """The end step closed: this player's turn starts (the flow is told on apply)."""
         self.findings: list[Finding] = []
         self.triggers: list[TriggerSpec] = []
         self.gone: dict[str, Creature] = {}
@@ -743,10 +847,28 @@ class _Resolving:
         self.battle_steps: list[str] = []
 
     def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
-        self.findings.append(finding(code, self.line.seq, rule, msg, **kw))
+        self.findings.append(finding(code, self.seq, rule, msg, **kw))
+
+    def begin(self, step: str, reason: str = "") -> None:
+        """The effects emitted from here on belong to ``step``."""
+        self.marks.append((len(self.effects), step, reason))
 
     def emit(self, **effect: Any) -> None:
         self.effects.append(effect)
+
+    def plan(self) -> DuelMastersPlan:
+        """What was carried out so far, as the rules' plan."""
+        marks = self.marks
+        if not marks or marks[0][0] > 0:
+            marks = [(0, self.req.action.id, ""), *marks]
+        ends = [m[0] for m in marks[1:]] + [len(self.effects)]
+        steps = [PlanStep(step, self.effects[start:end], reason)
+                 for (start, step, reason), end in zip(marks, ends, strict=True)
+                 if end > start or reason]
+        return DuelMastersPlan(
+            request=self.req.id, result="resolved", steps=steps,
+            triggers=list(self.triggers), findings=list(self.findings),
+            next_turn=self.next_player, work=self)
 
     def trigger(self, action: str, source: str, controller: str) -> None:
         self.triggers.append(TriggerSpec(action, source, controller))
@@ -755,9 +877,11 @@ class _Resolving:
     def run(self) -> None:
         aid = self.req.action.id
         handler = getattr(self, f"do_{aid}", None)
+        self.begin(aid)
         if handler is not None:
             handler()
         if not self.stopped:
+            self.begin("state_based_actions")
             self.state_based_actions()
         self.close_end_step()
 
@@ -847,15 +971,22 @@ class _Resolving:
         that step change is followed by the state-based actions (dm703), whose "when
         destroyed" abilities wait in the end step too; then the next turn starts."""
         r = self.r
-        if r.ending is None or self.stopped or self.triggers or self.flow.buffer:
+        if r.ending is None or self.stopped or self.triggers or self.pending_elsewhere():
             return
         if not r.effects_ended:
             r.effects_ended = True
             r.end_turn_effects(self.flow.turn)
+            self.begin("end_step", "\"until end of turn\" effects end; the state-based "
+                       "actions follow the step change")
             self.state_based_actions()
             if self.triggers:
                 return
         self.next_turn()
+
+    def pending_elsewhere(self) -> bool:
+        """A request other than the one resolving waits in the buffer (the flow takes the
+        resolving one out before it asks the rules; a plan is asked for before that)."""
+        return any(q is not self.req for q in self.flow.buffer)
 
     def next_turn(self) -> None:
         """The next player's turn: the start step (dm§3.1) untaps their mana and creatures;
@@ -869,8 +1000,8 @@ class _Resolving:
         r.effects_ended = False
         r.attacks.clear()
         nxt = flow.next_player(player)
-        flow.start_turn(nxt)
-        flow.give_chance_to_turn_player()  # [2]: the new turn player holds the chance
+        self.next_player = nxt  # the flow starts the turn when the plan is applied
+        self.begin("start_step")
         r.step = 0
         r.charges = 0
         self.emit(op="turn", player=nxt)
@@ -959,6 +1090,7 @@ class _Resolving:
         self.battles.append((attacker, defender))
         self.battle_steps = [self.r.power_steps(attacker, attacking=True),
                              self.r.power_steps(defender)]
+        self.begin("battle", "; ".join(self.battle_steps))
         self.emit(op="battle", attacker=attacker.ref, defender=defender.ref,
                   powers=[pa, pd])
         losers = [c for c, lose in ((attacker, pa <= pd), (defender, pd <= pa)) if lose]
@@ -983,19 +1115,25 @@ class _Resolving:
                      actual=len(named) if isinstance(named, list) else named)
             picked = list(range(n))
         else:
-            for ref in named:
-                i = self._shield_index(b, player, str(ref), picked)
-                if i is None:
-                    self.rep("legality.choice-invalid", "dm§3.5",
-                             f"{ref} is not one of {player}'s shields.", actual=ref)
+            for k, ref in enumerate(named):
+                if self.r.names_no_card(str(ref)):
+                    self.rep("log.unknown-ref", "log", f"choices.shields[{k}]: {ref!r} names "
+                             "no card of the header's cards.", actual=ref)
                     i = next(j for j in range(len(shields)) if j not in picked)
+                else:
+                    found = self._shield_index(b, player, str(ref), picked)
+                    if found is None:
+                        self.rep("legality.choice-invalid", "dm§3.5",
+                                 f"{ref} is not one of {player}'s shields.", actual=ref)
+                    i = found if found is not None else \
+                        next(j for j in range(len(shields)) if j not in picked)
                 picked.append(i)
         broken: list[str] = []
         for i in picked:
             face = shields[i]
             if face == UNKNOWN and isinstance(named, list) and len(named) == n:
                 shown = card_of(str(named[picked.index(i)]))
-                face = shown if shown else UNKNOWN
+                face = shown if shown and not self.r.names_no_card(shown) else UNKNOWN
             broken.append(face)
         for i in sorted(picked, reverse=True):
             del shields[i]
@@ -1143,7 +1281,7 @@ class _Resolving:
             self.emit(op="tap", card=c.ref)
         elif effect.kind == "power":
             self.r.modifiers.append(PowerMod(c.ref, effect.amount, self.r.tick(),
-                                             holder=c.timestamp, seq=self.line.seq))
+                                             holder=c.timestamp, seq=self.seq))
             self.emit(op="power", card=c.ref, delta=effect.amount, until="end_of_turn")
 
     # ------------------------------------------------------------------ primitives
@@ -1217,7 +1355,7 @@ class _Resolving:
         self.gone[c.ref] = c
         self.emit(op="destroy", card=c.ref, reason=reason)
         if reason == "state":
-            self.r.state_destroyed[c.ref] = (self.line.seq, c)
+            self.r.state_destroyed[c.ref] = (self.seq, c)
         if c.card.effects("on_destroy"):
             self.trigger("on_destroy", c.ref, c.owner)
 
@@ -1227,29 +1365,16 @@ class _Resolving:
             if not c.sba_exempt and self.r.power(c) <= 0:
                 self.destroy(c, "state")
 
-    # ------------------------------------------------------------------ finishing
-    def finish(self) -> Resolution:
-        self.r.effects_of[self.req.id] = list(self.effects)
-        self._compare_claims()
-        self.close_end_step()  # the log kept a creature whose ability kept the step open
-        return Resolution(result=self.line.result, effects=self.effects, findings=self.findings,
-                          triggers=self.triggers)
-
-    def _compare_claims(self) -> None:
-        claims = self.line.effects
-        if claims is None:
+    # ------------------------------------------------------------------ the log's claims
+    def rule_on_claims(self, planned: list[dict[str, Any]],
+                       claimed: list[dict[str, Any]]) -> None:
+        """Compare the effects the log claims with the planned ones (one matcher,
+        :func:`~adjudicator.claims.compare`), report the departure, and follow the game as
+        played for creatures leaving or staying in the battle zone."""
+        diff = compare(planned, claimed)
+        if not diff:
             return
-        theirs = [e.model_dump() for e in claims]
-        unmatched = list(self.effects)
-        extra: list[dict[str, Any]] = []
-        for t in theirs:
-            hit = next((o for o in unmatched if effect_fits(o, t)), None)
-            if hit is None:
-                extra.append(t)
-            else:
-                unmatched.remove(hit)
-        if not extra and not unmatched:
-            return
+        unmatched, extra = diff.unmatched, diff.extra
         if self._value_mismatch(unmatched, extra):
             self._follow_the_log(unmatched, extra)
             return

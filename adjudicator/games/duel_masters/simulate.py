@@ -16,8 +16,10 @@ Decks are 40 cards: ten definitions of the sample card list
 header carries both decks and the definitions, so the engine knows every card.
 
 The result is the complete log (:meth:`CoreFlow.complete_log`). Some resolutions also
-record the effects the table saw (``resolve.effects``), taken from the rules' own
-computation, as a scorekeeper that writes them down would.
+record the effects the table saw (``resolve.effects``), as a scorekeeper that writes them
+down would: the simulator asks the rules for the resolution's plan
+(:meth:`DuelMastersRules.plan_resolution`) before it writes the line, and writes the plan's
+effects in it; it computes no effect itself.
 """
 
 from __future__ import annotations
@@ -121,17 +123,7 @@ class _Simulator:
         return self._decide(flow.chance)
 
     def _feed(self, line: LogLine) -> None:
-        flow = self.flow
-        feed_legal(flow, line)
-        if isinstance(line, Resolve) and self.rng.random() < CLAIM_RATE:
-            effects = self.rules.effects_of.get(line.request)
-            if effects is not None:
-                claimed = line.model_copy(update={
-                    "effects": [Effect.model_validate(e) for e in effects]})
-                for i in range(len(flow.complete) - 1, -1, -1):
-                    if flow.complete[i] is line:
-                        flow.complete[i] = claimed
-                        break
+        feed_legal(self.flow, line)
 
     # ------------------------------------------------------------------ the table
     def _opponent(self, player: str) -> str:
@@ -243,8 +235,13 @@ class _Simulator:
                 "start_of_turn", "end_of_turn") else aid
             if cdef is not None:
                 choices = self._targets(req.controller, cdef, hook)
-        return Resolve(seq=self.flow.next_seq, request=req.id, result="resolved",
+        line = Resolve(seq=self.flow.next_seq, request=req.id, result="resolved",
                        choices=choices or None)
+        if self.rng.random() < CLAIM_RATE:  # the table writes down what the rules plan
+            plan = self.rules.plan_resolution(self.flow, req, line.choices, line.seq)
+            line = line.model_copy(update={
+                "effects": [Effect.model_validate(e) for e in plan.effects]})
+        return line
 
     def _targets(self, controller: str, cdef: CardDef, hook: str) -> dict[str, Any]:
         effect = cdef.target_effect(hook)

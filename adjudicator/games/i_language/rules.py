@@ -24,9 +24,11 @@ Rule references ``il.<block>`` name the blocks of the seed (docs/i_language.md).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
+from coreflow_judge.adjudicator.claims import compare
 from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.game import (
     ActionDef,
@@ -38,6 +40,7 @@ from coreflow_judge.adjudicator.game import (
     UnsupportedRules,
 )
 from coreflow_judge.adjudicator.games.common import load_edition_data
+from coreflow_judge.adjudicator.plan import Effect, PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
 
 if TYPE_CHECKING:
@@ -97,6 +100,11 @@ class CardState:
     def normal(self) -> bool:
         return self.d.kind == "normal"
 
+    def copy(self) -> CardState:
+        """An independent copy (to see what effects would do to the card)."""
+        return CardState(self.ref, self.owner, self.d, self.attack, self.durability,
+                         self.removed, self.attacked_turn, self.used)
+
     @property
     def standing(self) -> bool:
         """Not incapacitated: in the camp with durability above 0 (il.状態)."""
@@ -109,6 +117,28 @@ class CardState:
         if self.removed:
             return "removed"
         return "standing" if self.durability > 0 else "destroyed"
+
+
+_FELLING = frozenset({"durability", "destroy"})
+"""The primitive effects that may bring a card's durability to 0 (il.状態: incapacitated)."""
+
+
+def die_picks(n: int, sides: int, result: int) -> int:
+    """The ability (1-based) of a card that lists ``n`` that a die of ``sides`` (a multiple
+    of ``n``) picks with ``result``: the sides split evenly among the abilities (il.特殊能力)."""
+    return (result - 1) * n // sides + 1
+
+
+def may_target(card: CardState, side: str, me: str) -> bool:
+    """A standing normal card on the side a target spec names (``own``, ``opponent``,
+    ``any``), seen from ``me``."""
+    if not card.standing:
+        return False
+    if side == "own":
+        return card.owner == me
+    if side == "opponent":
+        return card.owner != me
+    return True
 
 
 def split_ref(ref: str) -> tuple[str, str] | None:
@@ -357,6 +387,11 @@ class ILanguageRules(RulesHooks):
         def rep(code: str, msg: str, rule: str = rule, **kw: Any) -> None:
             out.append(finding(code, line.seq, rule, msg, **kw))
 
+        if not self.blind:  # the decks name every card of the game
+            for i, c in enumerate(line.costs):
+                if c.ref not in self.cards:
+                    rep("log.unknown-ref", f"costs[{i}].ref: {c.ref!r} names no card in any "
+                        "deck.", rule="log", actual=c.ref)
         if action.id == "end":
             if line.key_cards:
                 rep("legality.key-card-invalid", "End Turn takes no key card.",
@@ -477,8 +512,10 @@ class ILanguageRules(RulesHooks):
         return ctx.run()
 
     def preview(self, flow: CoreFlow, req: Req, choices: dict[str, Any] | None,
-                roll: Roll | None = None) -> list[dict[str, Any]]:
-        """The effects the rules give for resolving ``req`` now with ``choices`` (pure)."""
+                roll: Roll | None = None) -> ResolutionPlan:
+        """What resolving ``req`` now with ``choices`` (the die ``roll`` before it) does:
+        the effects step by step with the reasons, and the requests it triggers. Pure: the
+        table does not change (:meth:`apply` carries effects out)."""
         from coreflow_judge.events.models import Resolve
 
         line = Resolve(seq=flow.next_seq, request=req.id, result="resolved", choices=choices)
@@ -490,10 +527,13 @@ class ILanguageRules(RulesHooks):
         ref = req.key_cards[0] if len(req.key_cards) == 1 else req.source
         return self.cards.get(ref) if ref else None
 
-    def apply(self, effects: list[dict[str, Any]]) -> None:
-        """Carry out primitive effects (the rules' or, where they differ, the log's)."""
+    def apply(self, effects: list[Effect], cards: Mapping[str, CardState] | None = None
+              ) -> None:
+        """Carry out primitive effects (the rules' or, where they differ, the log's) on the
+        table's cards, or on ``cards`` (copies, to see what effects would do)."""
+        on = self.cards if cards is None else cards
         for e in effects:
-            card = self.cards.get(str(e.get("card")))
+            card = on.get(str(e.get("card")))
             if card is None:
                 continue
             op, value = e.get("op"), e.get("value")
@@ -584,7 +624,14 @@ class _Resolving:
         self.findings.append(finding(code, self.line.seq, rule, msg, **kw))
 
     # ------------------------------------------------------------------ planning
-    def plan(self) -> list[dict[str, Any]]:
+    def plan(self) -> ResolutionPlan:
+        """The rules' resolution of the request with the recorded choices (pure)."""
+        steps = self._plan()
+        effects = [e for st in steps for e in st.effects]
+        return ResolutionPlan(request=self.req.id, result="resolved", steps=steps,
+                              triggers=self.triggers(effects))
+
+    def _plan(self) -> list[PlanStep]:
         aid = self.req.action.id
         if aid == "attack":
             return self._plan_attack()
@@ -596,20 +643,25 @@ class _Resolving:
             return self._plan_steps(card, card.d.abilities[index])
         if aid == "end":
             if self.flow.turn >= self.r.turn_limit:
-                return []
-            return [{"op": "turn", "player": self.r.opponent(self.req.controller)}]
+                return [PlanStep("end", [], f"turn {self.flow.turn} is the last: the "
+                                 "win/lose check decides")]
+            return [PlanStep("end", [{"op": "turn",
+                                      "player": self.r.opponent(self.req.controller)}])]
         return []
 
-    def _plan_attack(self) -> list[dict[str, Any]]:
+    def _plan_attack(self) -> list[PlanStep]:
         attacker = self.r.source_card(self.req)
         target = self.r.cards.get(self.req.targets[0]) if len(self.req.targets) == 1 else None
         if attacker is None or target is None or not target.normal or target.removed:
             return []
-        value = max(0, target.durability - attacker.attack)  # il.耐久力: 0以下は0
-        out: list[dict[str, Any]] = [{"op": "durability", "card": target.ref, "value": value}]
+        left = target.durability - attacker.attack
+        value = max(0, left)  # il.耐久力: 0以下は0
+        out: list[Effect] = [{"op": "durability", "card": target.ref, "value": value}]
         if value == 0 and target.durability > 0:
             out.append({"op": "destroy", "card": target.ref})
-        return out
+        why = (f"{target.ref}'s durability {target.durability} - {attacker.ref}'s attack "
+               f"{attacker.attack} = {left}" + (", counted as 0" if left < 0 else ""))
+        return [PlanStep("attack", out, why)]
 
     def _option(self, card: CardState) -> int:
         """Which of the card's listed abilities runs (0-based): the die decides."""
@@ -640,7 +692,7 @@ class _Resolving:
             usable = False
         if not usable:
             return int(choice) - 1 if choice is not None else 0
-        rolled = (roll.result - 1) * n // roll.sides + 1
+        rolled = die_picks(n, roll.sides, roll.result)
         if choice is None or choice == rolled:
             return rolled - 1
         self.rep("legality.effect-mismatch", R_DIE,
@@ -656,7 +708,8 @@ class _Resolving:
         if claims is not None:
             for i, steps in enumerate(card.d.abilities):
                 quiet = _Resolving(self.r, self.flow, self.req, self.line, None)
-                if _same_effects(quiet._plan_steps(card, steps), claims):
+                planned = [e for st in quiet._plan_steps(card, steps) for e in st.effects]
+                if not compare(planned, claims):
                     return i
         return 0
 
@@ -667,11 +720,13 @@ class _Resolving:
         return list(self.req.targets)
 
     def _plan_steps(self, card: CardState, steps: tuple[dict[str, Any], ...]
-                    ) -> list[dict[str, Any]]:
+                    ) -> list[PlanStep]:
+        """Each step of the ability, one after the other (a step sees the values the
+        steps before it left)."""
         me = self.req.controller
         targets = self._targets()
         scratch = _Scratch()
-        out: list[dict[str, Any]] = []
+        out: list[PlanStep] = []
         tspecs = self.r.data["targets"]
         for st in steps:
             tname = st["target"]
@@ -688,7 +743,7 @@ class _Resolving:
                     self.rep("log.unknown-ref", "log", f"No card {ref!r} in any deck.",
                              actual=ref)
                     continue
-                if not self._fits(hit, spec["side"], me):
+                if not may_target(hit, spec["side"], me):
                     self.rep("legality.target-invalid",
                              R_ABILITY if card.normal else R_MAGIC,
                              f"{ref} is not a standing normal card that {card.ref}'s "
@@ -699,20 +754,12 @@ class _Resolving:
                 victims = [card]
             else:
                 victims = [c for p in self.r.decks for c in self.r.camp(p)
-                           if c.standing and self._fits(c, spec["side"], me)]
-            for v in victims:
-                out += self._step(st, v, scratch)
+                           if may_target(c, spec["side"], me)]
+            amount = f" {st['amount']}" if "amount" in st else ""
+            out.append(PlanStep(st["do"], [e for v in victims for e in self._step(st, v, scratch)],
+                                f"{card.ref}: {st['do']}{amount} on {tname}"
+                                f" ({', '.join(v.ref for v in victims) or 'no card'})"))
         return out
-
-    @staticmethod
-    def _fits(card: CardState, side: str, me: str) -> bool:
-        if not card.standing:
-            return False
-        if side == "own":
-            return card.owner == me
-        if side == "opponent":
-            return card.owner != me
-        return True
 
     def _step(self, st: dict[str, Any], c: CardState, s: _Scratch) -> list[dict[str, Any]]:
         do = st["do"]
@@ -753,7 +800,7 @@ class _Resolving:
 
     def run(self) -> Resolution:
         req = self.req
-        ours = self.plan()
+        ours = [e for st in self._plan() for e in st.effects]  # the plan's effects
         claims = self._claims()
         applied = ours
         rule = {"attack": R_ATTACK, "ability": R_ABILITY, "magic": R_MAGIC}.get(
@@ -765,7 +812,7 @@ class _Resolving:
                 self.rep("legality.effect-mismatch", rule,
                          f"Nothing makes {req.action.name} ({req.id}) fail here: the rules "
                          "carry it out.", expected="resolved", actual="fizzled")
-        elif claims is not None and not _same_effects(ours, claims):
+        elif claims is not None and compare(ours, claims):
             if not self.mismatch_reported:
                 self.rep("legality.effect-mismatch", R_DURABILITY if any(
                     c.get("op") == "durability" and _is_int(c.get("value")) and c["value"] < 0
@@ -773,7 +820,9 @@ class _Resolving:
                     f"The recorded effects of {req.action.name} ({req.id}) differ from the "
                     "rules'.", expected=ours, actual=claims)
             applied = claims  # the judge follows the game as it was played
-        before = {c.ref for p in self.r.decks for c in self.r.camp(p) if c.standing}
+        triggers = self.triggers(applied) if not fizzled else []
+        for t in triggers:
+            self.r.cards[t.source].used = True  # once per game
         self.r.apply([e for e in applied if e.get("op") != "turn"])
         if req.action.id == "end" and not fizzled:
             if self.flow.turn >= self.r.turn_limit:
@@ -781,36 +830,32 @@ class _Resolving:
             else:
                 self.flow.start_turn(self.r.opponent(req.controller))
                 self.flow.give_chance_to_turn_player()
-        triggers: list[TriggerSpec] = []
-        if req.action.id == "attack" and not fizzled:
-            attacker = self.r.source_card(req)
-            if attacker is not None:
-                triggers += self._trigger(attacker, "on_attack")
-        for ref in sorted(before):
-            card = self.r.cards[ref]
-            if not card.removed and card.durability == 0:
-                triggers += self._trigger(card, "on_destroyed")
         return Resolution(result="fizzled" if fizzled else "resolved", effects=applied,
                           findings=self.findings, triggers=triggers)
+
+    def triggers(self, effects: list[Effect]) -> list[TriggerSpec]:
+        """The abilities carrying out ``effects`` starts (pure): an attacker's "on attack"
+        ability, then, in card order, the "on destroyed" ability of each standing card the
+        effects incapacitate without removing it; each ability once per game."""
+        out: list[TriggerSpec] = []
+        if self.req.action.id == "attack":
+            attacker = self.r.source_card(self.req)
+            if attacker is not None:
+                out += self._trigger(attacker, "on_attack")
+        touched = {str(e.get("card")) for e in effects if e.get("op") in _FELLING}
+        if not touched:
+            return out
+        after = {ref: c.copy() for ref, c in self.r.cards.items()
+                 if ref in touched and c.standing}
+        self.r.apply([e for e in effects if e.get("op") != "turn"], after)
+        for ref in sorted(after):
+            card = after[ref]
+            if not card.removed and card.durability == 0:
+                out += self._trigger(card, "on_destroyed")
+        return out
 
     @staticmethod
     def _trigger(card: CardState, timing: str) -> list[TriggerSpec]:
         if card.d.timing != timing or card.used or not card.d.abilities:
             return []
-        card.used = True
         return [TriggerSpec("ability", card.ref, card.owner)]
-
-
-def _fits(ours: dict[str, Any], theirs: dict[str, Any]) -> bool:
-    return all(k in ours and ours[k] == v for k, v in theirs.items())
-
-
-def _same_effects(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> bool:
-    """Every claimed effect matches one of ours and none of ours is left over."""
-    left = list(ours)
-    for t in theirs:
-        hit = next((o for o in left if _fits(o, t)), None)
-        if hit is None:
-            return False
-        left.remove(hit)
-    return not left

@@ -4,8 +4,10 @@ The simulator is a player, never a referee: it asks the engine (:class:`CoreFlow
 :class:`ILanguageRules`) what must come next — a triggered ability waiting in the buffer,
 an instant waiting for its resolution, or a decision of the turn player — and feeds one
 line at a time. Any error finding on a line it feeds is a :class:`SimulationError` (a bug
-in the engine or the simulator). The effects it records on half the resolutions are the
-rules module's own (:meth:`ILanguageRules.preview`).
+in the engine or the simulator). The effects it records on half the resolutions are those
+of the rules module's plan (:meth:`ILanguageRules.preview`); which ability a die picks and
+which cards an ability may target are the rules module's too: the simulator computes no
+effect itself.
 
 Set-up: a random card set (14 normal and 8 magic cards) goes into the header's ``cards``;
 each player holds a pool of 9 normal cards (規定枚数 9) and plays 3 of them as the deck,
@@ -24,7 +26,12 @@ import random
 from typing import Any
 
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
-from coreflow_judge.adjudicator.games.i_language.rules import CardState, ILanguageRules
+from coreflow_judge.adjudicator.games.i_language.rules import (
+    CardState,
+    ILanguageRules,
+    die_picks,
+    may_target,
+)
 from coreflow_judge.adjudicator.judge import start_flow
 from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal
 from coreflow_judge.events.models import (
@@ -201,7 +208,7 @@ class _Simulator:
         sides = n * self.rng.choice([1, 2] if n > 2 else [1, 2, 3])
         result = self.rng.randint(1, sides)
         return (Roll(seq=self._seq(offset), player=player, sides=sides, result=result),
-                (result - 1) * n // sides)
+                die_picks(n, sides, result) - 1)
 
     def _targets(self, player: str, card: CardState, index: int) -> list[str]:
         """A random legal target for each step of the ability that names one."""
@@ -211,9 +218,8 @@ class _Simulator:
             spec = specs[st["target"]]
             if not spec["chosen"]:
                 continue
-            side = spec["side"]
             pool = [c for p in PLAYERS for c in self.rules.standing(p)
-                    if side == "any" or (c.owner == player) == (side == "own")]
+                    if may_target(c, spec["side"], player)]
             if pool:
                 out.append(self.rng.choice(pool).ref)
         return out
@@ -234,7 +240,8 @@ class _Simulator:
                            "targets": self._targets(req.controller, card, index)}
         effects = None
         if self.rng.random() < CLAIM_RATE:
-            effects = [Effect(**e) for e in self.rules.preview(self.flow, req, choices)]
+            plan = self.rules.preview(self.flow, req, choices)
+            effects = [Effect(**e) for e in plan.effects]
         lines.append(Resolve(seq=self._seq(len(lines)), request=req.id, result="resolved",
                              choices=choices, effects=effects))
         return lines
