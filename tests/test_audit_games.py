@@ -76,8 +76,8 @@ def test_resolution_rows_are_what_the_judge_resolved(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(derive, "start_flow", start_flow)  # to see the audit's flow
     logs = [simulate_game("9.0", 8, match_id="bp-8"),
-            GAME_SIMULATORS["duel_masters"]("1.47", None, 7, "dm-7"),
-            GAME_SIMULATORS["i_language"]("1", None, 7, "il-7")]
+            _simulated("duel_masters", "1.47", 7, "dm-7"),
+            _simulated("i_language", "1", 7, "il-7")]
     for lines in logs:
         stored = [derive.StoredLine(line, line.model_dump(mode="json", exclude_none=True),
                                     None) for line in lines]
