@@ -384,9 +384,10 @@ class CoreFlow:
     def _find_derived(self, line: LogLine) -> int | None:
         """Where ``line`` stands among the derived lines still expected, if anywhere.
 
-        A trigger line is matched with the derived trigger it names by id, else with the
-        one of the same action whose source and controller it names, before any other of
-        that action.
+        A trigger line is matched by what it says: with the derived trigger of the same
+        action whose source and controller it names, before any other of that action. Its
+        id matches only an id the log itself gave before, never the provisional id the
+        judge made up (a table may name its triggers ``t1``, ``t2``... too).
         """
         if self.expected and not isinstance(line, Trigger) and self._same(self.expected[0], line):
             return 0  # the common case: the log writes the derived line where it belongs
@@ -396,8 +397,9 @@ class CoreFlow:
         if isinstance(line, Trigger):
             for i in hits:
                 named = self.expected[i].req
-                if named is not None and named.id == line.request:
+                if named is not None and not named.provisional and named.id == line.request:
                     return i
+            # A provisional id is the judge's own: the log cannot mean it. Go by content.
             for i in hits:
                 f = self.expected[i].fields
                 if f.get("source") == line.source and line.controller in (
@@ -764,10 +766,15 @@ class CoreFlow:
 
     # ------------------------------------------------------------------ [8], [15] resolution
     def _lookup(self, rid: str) -> Req | None:
+        """The request a stage, discard or resolve line names.
+
+        Such a line says nothing but the id. A sparse log names a triggered request it
+        never wrote a trigger line for: the name binds the one request it can mean (the
+        only provisional one waiting). Failing that, a provisional id is taken at its word
+        (a complete log written with the judge's own ids, as the simulators write)."""
         req = self.requests.get(rid)
         if req is not None:
             return req
-        # A sparse log names a triggered request it never wrote a trigger line for.
         candidates = [r for r in self.trigger_class() if r.provisional] or [
             r for r in self.stage if r.provisional
         ]
@@ -924,7 +931,12 @@ class CoreFlow:
         self.report("order.trigger-spurious", "core[6-1]",
                     f"The log triggers {name}, but no trigger condition of it held here.",
                     actual=line.action)
-        if action is None or line.request in self.requests:
+        if action is None:
+            return
+        taken = self.requests.get(line.request)
+        if taken is not None and taken.provisional:
+            self._rekey(taken)  # the judge's made-up id, not the log's
+        elif taken is not None:
             return
         req = Req(id=line.request, action=action,
                   controller=line.controller or (self.turn_player or self.players[0]),
