@@ -91,7 +91,8 @@ class Derived:
     """Where it stands in the complete log."""
     omitted: bool = False
     """Derived, then found never to have happened at the table (a missed request's
-    staging): left out of the complete log."""
+    staging, a game end the table recorded otherwise or never): left out of the complete
+    log."""
 
     @property
     def type(self) -> str:
@@ -349,9 +350,13 @@ class CoreFlow:
                 actual=f"turn {line.turn} of {line.player}",
             )
         elif isinstance(line, GameEnded):
-            self.complete.pop()
+            # The table recorded another end than the rules give: its own line stands in
+            # the complete log where the derived one would, never beside it (else the
+            # complete log would end the game twice and be ruled otherwise).
+            for d in self.expected:
+                if d.model is GameEnded:
+                    d.omitted = True
             self.expected.clear()
-            self.complete.append(line)
             self._on_game_ended(line)
         return True
 

@@ -4,11 +4,19 @@ the defects issue 7 names, each pinned so it cannot come back."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
+from typing import Any
 
+from coreflow_judge.adjudicator.judge import normalize_lines
 from coreflow_judge.adjudicator.simulate import simulate_game
+from coreflow_judge.events.models import GameEnded
+from coreflow_judge.events.reader import LineError, iter_lines
 
-from tests.logtools import errors, judge
+from tests import test_toy_game as toy
+from tests.logtools import Log, errors, identity, judge, renumber
 from tests.test_simulate import rename_triggered
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_trigger_lines_bind_by_what_they_say_not_by_the_judges_ids() -> None:
@@ -24,3 +32,55 @@ def test_trigger_lines_bind_by_what_they_say_not_by_the_judges_ids() -> None:
         if errors(report):
             failing[shuffle] = errors(report)
     assert failing == {}
+
+
+def _ruled(lines: Log) -> list[tuple[str, str]]:
+    """Each finding's code and what its line says (seqs differ between a log and its
+    complete form; the line a finding stands on does not)."""
+    report = judge(lines)
+    by_seq = {line.seq: identity(line) for line in renumber(lines)}
+    return [(f.code, by_seq.get(f.seq, "?")) for f in report.findings]
+
+
+def test_a_tournament_log_and_its_complete_form_are_ruled_alike() -> None:
+    """The table recorded the wrong winner: judged as the file, the finding is
+    legality.result-mismatch; the complete log (normalize, and what record stores) must
+    not hold the judge's own game_ended before the table's and so make the table's line
+    come after the end (found: log.after-game-end)."""
+    path = ROOT / "fixtures" / "tournament" / "spring25-61-r4-t3.jsonl"
+    lines = [line for _, line in iter_lines(path.read_text(encoding="utf-8").splitlines())]
+    assert all(not isinstance(line, LineError) for line in lines)
+    as_file = _ruled(lines)  # type: ignore[arg-type]
+    assert [code for code, _ in as_file] == ["legality.result-mismatch"]
+    complete = normalize_lines(enumerate(lines, 1))  # type: ignore[arg-type]
+    assert [x.type for x in complete].count("game_ended") == 1
+    assert _ruled(complete) == as_file
+
+
+def test_a_wrong_recorded_winner_is_ruled_alike_in_the_complete_log() -> None:
+    """A hand-written toy game: ann makes her third point, the table writes ben as the
+    winner and plays on. The log and its complete form get the same findings, and the
+    complete form ends the game once, with the table's line."""
+    lines: list[dict[str, Any]] = [
+        {"type": "game_started", "first_player": "ann"},
+        toy.req("r1", "ann", "point"), toy.res("r1"),
+        toy.req("r2", "ann", "point"), toy.res("r2"),
+        toy.res("t1"),  # the bonus: ann's third point
+        {"type": "game_ended", "result": "win", "winner": "ben", "reason": "three_points"},
+        toy.req("r3", "ben", "point"),
+    ]
+    flow = toy.toy_flow()
+    found = [(f.code, f.seq) for f in toy.feed(flow, lines)]
+    assert found == [("legality.result-mismatch", 8), ("log.after-game-end", 9)]
+    complete = flow.complete_log()
+    ends = [x for x in complete if isinstance(x, GameEnded)]
+    assert [(x.winner, x.seq) for x in ends] == [("ben", len(complete) - 1)]
+    again = toy.toy_flow()
+    for line in complete[1:]:
+        again.feed(line)
+    again.finish()
+    seq_of = {identity(x): x.seq for x in complete}
+    assert [(f.code, f.seq) for f in again.findings] == [
+        ("legality.result-mismatch", seq_of[identity(ends[0])]),
+        ("log.after-game-end", len(complete)),
+    ]
