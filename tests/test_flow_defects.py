@@ -4,6 +4,7 @@ the defects issue 7 names, each pinned so it cannot come back."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +12,16 @@ from coreflow_judge.adjudicator.judge import normalize_lines
 from coreflow_judge.adjudicator.simulate import simulate_game
 from coreflow_judge.events.models import GameEnded
 from coreflow_judge.events.reader import LineError, iter_lines
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from tests import test_duel_masters as dm
+from tests import test_simulate as bp
 from tests import test_toy_game as toy
-from tests.logtools import Log, errors, identity, judge, renumber
+from tests.logtools import Garbage, Log, errors, identity, judge, mutate, renumber
+from tests.test_flow import log as flow_log
+from tests.test_flow import req as flow_req
+from tests.test_flow import run as flow_run
 from tests.test_simulate import rename_triggered
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,3 +92,42 @@ def test_a_wrong_recorded_winner_is_ruled_alike_in_the_complete_log() -> None:
         ("legality.result-mismatch", seq_of[identity(ends[0])]),
         ("log.after-game-end", len(complete)),
     ]
+
+
+GAMES: dict[str, tuple[Callable[[int], Log], Garbage]] = {
+    "blackpoker/6.1": (lambda seed: simulate_game("6.1", seed), bp.GARBAGE),
+    "blackpoker/9.0": (lambda seed: simulate_game("9.0", seed), bp.GARBAGE),
+    "duel_masters": (lambda seed: dm.simulate_game(seed % 5000, max_lines=300), dm.GARBAGE),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(game=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 10**6),
+       edits=st.integers(1, 3), data=st.data())
+def test_no_finding_contradicts_itself(game: str, seed: int, edits: int,
+                                       data: st.DataObject) -> None:
+    """Whatever was changed in a log, a finding whose expected and actual are both set
+    never has them equal (found: "the log moves the chance to alice; under the rules it
+    goes to alice here" after a card was changed)."""
+    simulate, garbage = GAMES[game]
+    lines = simulate(seed)
+    for _ in range(edits):
+        mutate(lines, data, garbage)
+    for f in judge(lines).findings:
+        if f.expected is not None and f.actual is not None:
+            assert f.expected != f.actual, f
+
+
+def test_a_rule_system_line_that_says_what_already_holds_is_no_finding() -> None:
+    """A chance move to the player who holds the chance, a turn start of the turn under
+    way: the rules agree with what the line says (found: timing.chance-wrong-player
+    "the log moves the chance to alice; under the rules it goes to alice here")."""
+    chance = {"type": "chance_moved", "to": "alice"}
+    turn = {"type": "turn_started", "player": "alice", "turn": 1}
+    lines = flow_log("9.0", turn, chance, chance, turn, flow_req("r1", "alice", "summon_ace",
+                     ["alice:S1"], [("L", "alice:?")]), chance)
+    flow, errors_found = flow_run(lines)
+    assert errors_found == [] and flow.findings == [] and flow.chance == "alice"
+    wrong = flow_log("9.0", turn, chance, {"type": "chance_moved", "to": "bob"})
+    _, errors_found = flow_run(wrong)
+    assert errors_found == [("timing.chance-wrong-player", 5)]
