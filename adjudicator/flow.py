@@ -751,6 +751,8 @@ class CoreFlow:
         is the players' choice of order ([6-10]): a decision."""
         d = self.ledger.match(line)
         if d is not None:
+            if d.model is ChanceMoved:
+                return True  # the common case, kept short: the hot path of the judge
             if isinstance(line, Trigger) and d.req is not None and \
                     line.controller is not None and line.controller != d.req.controller:
                 self.report(

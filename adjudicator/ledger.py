@@ -164,7 +164,7 @@ class Ledger:
         if isinstance(line, Trigger):
             expected.extendleft(reversed([e for e in skipped if e.model is Trigger]))
         self.complete[d.pos] = line
-        if isinstance(line, Trigger | Stage | Discard) and d.req is not None:
+        if d.req is not None and isinstance(line, Trigger | Stage | Discard):
             self.bind(d.req, line.request)
         return d
 
