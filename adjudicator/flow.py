@@ -160,23 +160,24 @@ class CoreFlow:
                 expected=self.next_seq, actual=line.seq,
             )
         self.next_seq = line.seq + 1
+        ledger = self.ledger
         if self.recorded_end is not None:
-            self.ledger.record(line)
+            ledger.record(line)
             self.report("log.after-game-end", "core[9]",
                         "Nothing may happen after the recorded end of the game.")
             return self.findings[start:]
         if self.silenced:
-            self.ledger.record(line)
+            ledger.record(line)
             return self.findings[start:]
         if line.type in DERIVABLE and self._on_rule_system_line(line):
             return self.findings[start:]
         # A decision line: whatever the log left out before it is taken as done.
-        self.ledger.take_as_done()
+        ledger.take_as_done()
         if self.result is not None and not isinstance(line, GameEnded):
             # The table never recorded the end: the complete log does not invent it either,
             # so the log and its normalized form are ruled alike.
-            self.ledger.omit_last(GameEnded)
-            self.ledger.record(line)
+            ledger.omit_last(GameEnded)
+            ledger.record(line)
             self.report(
                 "order.win-check-missed", "core[9]",
                 f"The game was already over ({self._result_text()}); play went on.",
@@ -184,7 +185,7 @@ class CoreFlow:
             )
             self.silenced = True
             return self.findings[start:]
-        self.ledger.record(line)
+        ledger.record(line)
         kind = line.type
         if kind == "game_started":
             self._on_game_started(line)  # type: ignore[arg-type]
@@ -225,14 +226,14 @@ class CoreFlow:
         self.turn_player = line.first_player
         self.turn = 1
         self.rules.start_game(self, self.header, line)
-        self.derive(TurnStarted, dict(player=line.first_player, turn=1))
+        self.ledger.derive(TurnStarted, dict(player=line.first_player, turn=1))
         self.give_chance_to_turn_player()
 
     # ------------------------------------------------------------------ [2], [13], [16] chance
     def move_chance(self, to: str) -> None:
         """[2], [13], [16]: the chance goes to ``to`` (a player or the rule system)."""
         self.chance = to
-        self.derive(ChanceMoved, dict(to=to))
+        self.ledger.derive(ChanceMoved, dict(to=to))
 
     def give_chance_to_turn_player(self) -> None:
         """[2]: the chance goes to the turn player; the pass record is cleared (D5)."""
@@ -313,7 +314,7 @@ class CoreFlow:
         self.add_triggers(cost_triggers)
         req.status = "stage"
         self.stage.append(req)
-        self.derive(Stage, dict(request=req.id), req)
+        self.ledger.derive(Stage, dict(request=req.id), req)
         self.continuations.append(Continuation.NORMAL_STAGED_TO_D4)
         self.run_trigger_check()
 
@@ -371,7 +372,7 @@ class CoreFlow:
             )
             self.ledger.add(req)
             self.buffer.append(req)
-            self.derive(
+            self.ledger.derive(
                 Trigger, dict(request=req.id, action=spec.action, source=spec.source,
                               controller=spec.controller),
                 req,
@@ -406,12 +407,12 @@ class CoreFlow:
         if req.action.timing == "main" and self.stage:
             req.status = "discarded"
             if derived:
-                self.derive(Discard, dict(request=req.id, reason="stage not empty"), req)
+                self.ledger.derive(Discard, dict(request=req.id, reason="stage not empty"), req)
             return
         req.status = "stage"
         self.stage.append(req)
         if derived:
-            self.derive(Stage, dict(request=req.id), req)
+            self.ledger.derive(Stage, dict(request=req.id), req)
 
     def _continue(self) -> None:
         """The buffer is empty: follow the arrows the flow left to run the trigger check."""
@@ -590,7 +591,7 @@ class CoreFlow:
         at = len(self.complete) - 1  # the resolve line, already written
         while self.chance not in (None, SYSTEM):
             player = self.chance
-            self.derive(Pass, dict(player=player, note=f"implied by the call {call!r}"))
+            self.ledger.derive(Pass, dict(player=player, note=f"implied by the call {call!r}"))
             self._record_pass(player)
         # The implied passes came before the resolution: put the resolve line after them.
         self.ledger.move_to_end(at)
@@ -685,7 +686,7 @@ class CoreFlow:
         result = self.rules.win_check(self)
         if result is not None:
             self.result = result
-            self.derive(GameEnded, dict(result=result.result, winner=result.winner,
+            self.ledger.derive(GameEnded, dict(result=result.result, winner=result.winner,
                                         reason=result.reason))
             self.buffer.clear()
             self.continuations.clear()
@@ -706,7 +707,7 @@ class CoreFlow:
         self.turn_player = player
         self.turn += 1
         self.once_used.clear()
-        self.derive(TurnStarted, dict(player=player, turn=self.turn))
+        self.ledger.derive(TurnStarted, dict(player=player, turn=self.turn))
 
     # ------------------------------------------------------------------ [9] the game end
     def _on_game_ended(self, line: GameEnded) -> None:
