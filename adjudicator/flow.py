@@ -1,10 +1,14 @@
 """The core flow: chance, requests, the stage and the buffer, step by step.
 
-A deterministic state machine over match-log lines. :meth:`CoreFlow.feed` takes the next
-line of a log and returns the findings it raises; the flow derives the rule-system lines
-the log leaves out (chance moves, triggers, staging of direct requests, discards, turn
-starts, the game end) and checks those the log contains. Step numbers are those of the
-core rule (seeds/core-rule.rst, 8th edition): [1]..[16], [6-1]..[6-12].
+A deterministic state machine over match-log lines, read against the core rule's chart
+(steps [1]..[16] and the trigger check [6-1]..[6-12]; docs/core-flow.md walks through them
+and names the method of each step). :meth:`CoreFlow.feed` takes the next line of a log and
+returns the findings it raises.
+
+The flow derives the rule-system lines the log leaves out (chance moves, triggers, staging,
+discards, turn starts, the game end) into its :class:`~adjudicator.ledger.Ledger`, which
+matches them with the lines the log does contain; the flow rules on what a match or a
+mismatch means.
 
 The flow knows nothing of any one game: actions, costs, effects, triggers and the
 win/lose check come from the :class:`~adjudicator.game.GameRules` module of the match.
@@ -12,9 +16,8 @@ win/lose check come from the :class:`~adjudicator.game.GameRules` module of the 
 
 from __future__ import annotations
 
-from collections import deque
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from enum import Enum
+from typing import Any
 
 from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.game import (
@@ -24,8 +27,9 @@ from coreflow_judge.adjudicator.game import (
     Resolution,
     TriggerSpec,
 )
+from coreflow_judge.adjudicator.ledger import DERIVABLE, Derived, Ledger
+from coreflow_judge.adjudicator.request import STATUS_WORDS, Req, Status
 from coreflow_judge.events.models import (
-    LINE_TYPES,
     ChanceMoved,
     Discard,
     GameEnded,
@@ -40,7 +44,10 @@ from coreflow_judge.events.models import (
     TurnStarted,
 )
 
+__all__ = ["SYSTEM", "Continuation", "CoreFlow", "Derived", "Req", "Status"]
+
 SYSTEM = "system"
+"""The rule system as the holder of the chance ([13]: while the stage resolves)."""
 
 
 def _result_words(result: str, winner: str | None, reason: str | None) -> str:
@@ -49,83 +56,27 @@ def _result_words(result: str, winner: str | None, reason: str | None) -> str:
     return f"{winner} wins{why}" if result == "win" else f"a draw{why}"
 
 
-Status = Literal[
-    "instant", "buffer", "stage", "resolved", "fizzled", "negated", "discarded", "dropped"
-]
-_STATUS_WORDS = {
-    "resolved": "it was already resolved",
-    "fizzled": "it already resolved (it fizzled)",
-    "negated": "it was negated",
-    "discarded": "it was discarded",
-    "dropped": "it was dropped when play went on without it",
-    "buffer": "it is still in the buffer, not yet placed",
-}
+class Continuation(Enum):
+    """Where the flow goes once a trigger check [6] has emptied the buffer: the arrow of
+    the chart it left to run the check. Kept on a stack; the latest goes first."""
 
-
-@dataclass(slots=True, eq=False)
-class Req:
-    """One request: a direct request a player made or a triggered one the rules made."""
-
-    id: str
-    action: ActionDef
-    controller: str
-    seq: int
-    triggered: bool
-    key_cards: list[str] = field(default_factory=list)
-    targets: list[str] = field(default_factory=list)
-    choices: dict[str, Any] = field(default_factory=dict)
-    source: str | None = None
-    status: Status = "buffer"
-    provisional: bool = False
-    """A triggered request whose id the flow made up; the first line naming it binds it."""
-    staged_in_log: bool = False
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class Derived:
-    """A line the rules derive, waiting to be matched with the log or filled in.
-
-    Kept as the model class and its fields; the model is built only for output, so the
-    judge pays nothing for lines nobody prints.
-    """
-
-    model: type[LogLine]
-    fields: dict[str, Any]
-    req: Req | None = None
-    pos: int = -1
-    """Where it stands in the complete log."""
-    omitted: bool = False
-    """Derived, then found never to have happened at the table (a missed request's
-    staging): left out of the complete log."""
-
-    @property
-    def type(self) -> str:
-        return _TYPE_OF[self.model]
-
-    def render(self) -> LogLine:
-        fields = dict(self.fields)
-        if self.req is not None and "request" in fields:
-            fields["request"] = self.req.id
-        return self.model(seq=1, **fields)  # type: ignore[call-arg]
-
-
-_TYPE_OF: dict[type, str] = {m: t for t, m in LINE_TYPES.items()}
-_DERIVABLE = frozenset(
-    {"chance_moved", "trigger", "discard", "turn_started", "game_ended", "stage"}
-)
-
-# Continuations: what the flow does once a trigger check has emptied the buffer.
-AFTER_STAGE_RESOLUTION = "to-turn-player"  # [15] -> [9] -> [6] -> [2]
-AFTER_INSTANT = "same-holder"  # [8] -> [9] -> [6] -> [3]
-AFTER_NORMAL_REQUEST = "after-normal"  # [10] -> [6] -> D4 policy
-RESOLVE_INSTANT = "resolve-instant"  # the request waits for its own resolution
+    STAGE_RESOLVED_TO_2 = "[15] -> [9] -> [6] -> [2]"
+    """A request on the stage resolved: the chance goes to the turn player ([2])."""
+    INSTANT_RESOLVED_TO_3 = "[8] -> [9] -> [6] -> [3]"
+    """An instant request resolved: the chance stays where it was ([3])."""
+    NORMAL_STAGED_TO_D4 = "[10] -> [6] -> D4"
+    """A direct normal request was staged: by edition (D4) the requester keeps the chance
+    or passes automatically ([11])."""
+    INSTANT_WAITS_FOR_8 = "[7] -> [6] -> [8]"
+    """An instant request's costs triggered requests, handled first: the instant request
+    then waits for its own resolve line ([8])."""
 
 
 class CoreFlow:
     """The state of one match under the core flow, fed one log line at a time."""
 
-    def __init__(self, header: MatchStarted, rules: GameRules, seq: int = 1) -> None:
+    def __init__(self, header: MatchStarted, rules: GameRules[CoreFlow, Req],
+                 seq: int = 1) -> None:
         self.header = header
         self.rules = rules
         self.players: tuple[str, ...] = tuple(header.players)
@@ -133,27 +84,50 @@ class CoreFlow:
         self.turn = 0
         self.chance: str | None = None
         self.passed: set[str] = set()
+        """The pass record (D5): who passed since it was last cleared."""
         self.stage: list[Req] = []
         self.buffer: list[Req] = []
-        self.requests: dict[str, Req] = {}
         self.once_used: set[tuple[str, str]] = set()
         self.awaiting_instant: Req | None = None
+        """An instant request made ([7]) and waiting for its resolve line ([8])."""
         self.open_call: str | None = None
         """The shortcut call of the last pass, until a request or resolution."""
-        self.continuations: list[str] = []
+        self.continuations: list[Continuation] = []
         self.result: GameResult | None = None
         self.recorded_end: GameEnded | None = None
         self.silenced = False
         self.started = False
-        self.expected: deque[Derived] = deque()
-        self.complete: list[LogLine | Derived] = [header]
+        self.ledger = Ledger(header)
         self.findings: list[Finding] = []
         self.resolutions: dict[int, Resolution] = {}
         """What the rules module returned for each resolve line, by its seq (observers,
         such as the audit, read a resolution's effects here)."""
         self.next_seq = seq + 1
         self.last_seq = seq
-        self._auto_id = 0
+
+    # ------------------------------------------------------------------ the ledger's parts
+    @property
+    def requests(self) -> dict[str, Req]:
+        """Every request of the match by id (kept by the ledger)."""
+        return self.ledger.requests
+
+    @property
+    def complete(self) -> list[LogLine | Derived]:
+        """The complete log so far (kept by the ledger)."""
+        return self.ledger.complete
+
+    @complete.setter
+    def complete(self, value: list[LogLine | Derived]) -> None:
+        self.ledger.complete = value
+
+    def derive(self, model: type[LogLine], fields: dict[str, Any], req: Req | None = None,
+               ) -> None:
+        """A rule-system line the rules derive here (see :meth:`Ledger.derive`)."""
+        self.ledger.derive(model, fields, req)
+
+    def complete_log(self) -> list[LogLine]:
+        """Every line, derived ones filled in, renumbered 1..N."""
+        return self.ledger.complete_log()
 
     # ------------------------------------------------------------------ helpers
     def report(self, code: str, rule: str, message: str, **kw: Any) -> None:
@@ -173,39 +147,14 @@ class CoreFlow:
         i = self.players.index(tp)
         return list(self.players[i:] + self.players[:i])
 
-    def derive(self, model: Any, fields: dict[str, Any], req: Req | None = None) -> None:
-        d = Derived(model, fields, req, len(self.complete))
-        self.expected.append(d)
-        self.complete.append(d)
-
-    def move_chance(self, to: str) -> None:
-        """[2], [13], [16]: the chance goes to ``to`` (a player or the rule system)."""
-        self.chance = to
-        self.derive(ChanceMoved, dict(to=to))
-
-    def give_chance_to_turn_player(self) -> None:
-        """[2]: the chance goes to the turn player; the pass record is cleared (D5)."""
-        self.passed.clear()
-        if self.turn_player is not None:
-            self.move_chance(self.turn_player)
-
-    def new_request_id(self) -> str:
-        """A made-up id for a triggered request, not used so far (the log may rename it)."""
-        while True:
-            self._auto_id += 1
-            rid = f"t{self._auto_id}"
-            if rid not in self.requests:
-                return rid
-
-    def _rekey(self, req: Req) -> None:
-        """The log uses a provisional request's made-up id for another request: give the
-        provisional one a fresh made-up id."""
-        self.requests.pop(req.id, None)
-        req.id = self.new_request_id()
-        self.requests[req.id] = req
-
     def pending_decisions(self) -> bool:
         return bool(self.buffer) or self.awaiting_instant is not None
+
+    def _result_text(self) -> str:
+        r = self.result
+        if r is None:
+            return "undecided"
+        return f"{r.winner} wins by {r.reason}" if r.result == "win" else f"draw ({r.reason})"
 
     # ------------------------------------------------------------------ feeding
     def feed(self, line: LogLine) -> list[Finding]:
@@ -220,26 +169,24 @@ class CoreFlow:
                 expected=self.next_seq, actual=line.seq,
             )
         self.next_seq = line.seq + 1
+        ledger = self.ledger
         if self.recorded_end is not None:
-            self.complete.append(line)
+            ledger.record(line)
             self.report("log.after-game-end", "core[9]",
                         "Nothing may happen after the recorded end of the game.")
             return self.findings[start:]
         if self.silenced:
-            self.complete.append(line)
+            ledger.record(line)
             return self.findings[start:]
-        if self._match_derived(line):
+        if line.type in DERIVABLE and self._on_rule_system_line(line):
             return self.findings[start:]
         # A decision line: whatever the log left out before it is taken as done.
-        self.expected.clear()
+        ledger.take_as_done()
         if self.result is not None and not isinstance(line, GameEnded):
             # The table never recorded the end: the complete log does not invent it either,
             # so the log and its normalized form are ruled alike.
-            for item in reversed(self.complete):
-                if isinstance(item, Derived) and item.model is GameEnded:
-                    item.omitted = True
-                    break
-            self.complete.append(line)
+            ledger.omit_last(GameEnded)
+            ledger.record(line)
             self.report(
                 "order.win-check-missed", "core[9]",
                 f"The game was already over ({self._result_text()}); play went on.",
@@ -247,7 +194,7 @@ class CoreFlow:
             )
             self.silenced = True
             return self.findings[start:]
-        self.complete.append(line)
+        ledger.record(line)
         kind = line.type
         if kind == "game_started":
             self._on_game_started(line)  # type: ignore[arg-type]
@@ -272,194 +219,11 @@ class CoreFlow:
 
     def finish(self) -> None:
         """The log ended: fill in what it left out (an unfinished game is no finding)."""
-        self.expected.clear()
-
-    def _result_text(self) -> str:
-        r = self.result
-        if r is None:
-            return "undecided"
-        return f"{r.winner} wins by {r.reason}" if r.result == "win" else f"draw ({r.reason})"
-
-    # ------------------------------------------------------------------ derived lines
-    def _match_derived(self, line: LogLine) -> bool:
-        """Match a rule-system line of the log with what the flow derived."""
-        kind = line.type
-        if kind not in _DERIVABLE:
-            return False
-        expected = self.expected
-        if expected and kind == "chance_moved":
-            head = expected[0]  # the common case, kept short: the hot path of the judge
-            if head.model is ChanceMoved and head.fields["to"] == line.to:  # type: ignore[union-attr]
-                expected.popleft()
-                self.complete[head.pos] = line
-                return True
-        i = self._find_derived(line)
-        if i is not None:
-            d = self.expected[i]
-            skipped = [self.expected.popleft() for _ in range(i + 1)][:-1]
-            if isinstance(line, Trigger):
-                # Requests that trigger together enter the buffer together ([6-1]): the
-                # order of their trigger lines is no decision, so keep the others.
-                self.expected.extendleft(reversed([e for e in skipped
-                                                   if e.type == "trigger"]))
-            # The log's own line replaces the derived one in the complete log.
-            self.complete[d.pos] = line
-            if isinstance(line, Trigger) and d.req is not None:
-                self._bind(d.req, line.request)
-                if line.controller is not None and line.controller != d.req.controller:
-                    self.report(
-                        "order.trigger-spurious", "core[6-1]",
-                        "The triggered request's controller is wrong.",
-                        expected=d.req.controller, actual=line.controller,
-                    )
-            if isinstance(line, Stage | Discard) and d.req is not None:
-                self._bind(d.req, line.request)
-            if isinstance(line, Stage) and d.req is not None:
-                d.req.staged_in_log = True
-            if isinstance(line, GameEnded):
-                self.recorded_end = line  # the table recorded the end the rules gave
-            return True
-        if isinstance(line, Stage | Discard):
-            other = next((d for d in self.expected if d.req is not None
-                          and d.req.id == line.request and d.type in ("stage", "discard")),
-                         None)
-            if other is not None:
-                self._overrule_placement(other, line)
-                return True
-        if kind == "stage":
-            return False  # a decision: the player's chosen order
-        # A rule-system line the rules did not derive here.
-        self.complete.append(line)
-        if isinstance(line, ChanceMoved):
-            want = next((d for d in self.expected if d.model is ChanceMoved), None)
-            expected_to = want.fields["to"] if want is not None else self.chance
-            self.report(
-                "timing.chance-wrong-player", "core[2]",
-                f"The log moves the chance to {line.to}; under the rules "
-                + (f"it goes to {expected_to} here." if expected_to is not None
-                   else "nobody holds it here."),
-                expected=expected_to, actual=line.to,
-            )
-            self.expected = deque(d for d in self.expected if d.model is not ChanceMoved)
-            if line.to != SYSTEM and line.to not in self.players:
-                self.report("log.unknown-ref", "log", f"No player {line.to!r}.")
-            else:
-                self.chance = line.to
-        elif isinstance(line, Trigger):
-            self._on_spurious_trigger(line)
-        elif isinstance(line, Discard):
-            self._on_discard(line)
-        elif isinstance(line, TurnStarted):
-            self.report(
-                "legality.effect-mismatch", "core[15]",
-                f"The log starts turn {line.turn} of {line.player} here, but under the rules "
-                f"it is still turn {self.turn} of {self.turn_player}.",
-                expected=f"turn {self.turn} of {self.turn_player}",
-                actual=f"turn {line.turn} of {line.player}",
-            )
-        elif isinstance(line, GameEnded):
-            self.complete.pop()
-            self.expected.clear()
-            self.complete.append(line)
-            self._on_game_ended(line)
-        return True
-
-    def _overrule_placement(self, d: Derived, line: Stage | Discard) -> None:
-        """The log staged a triggered request the rules discard, or the other way round.
-
-        [6-10-4]..[6-10-6]: reported, and the game follows the log (the request is on the
-        stage, or gone).
-        """
-        req = d.req
-        assert req is not None
-        self.expected.remove(d)
-        self.complete[d.pos] = line
-        if isinstance(line, Stage):
-            self.report("order.main-trigger-not-discarded", "core[6-10-6]",
-                        f"{req.action.name} has main timing and the stage was not empty: "
-                        "it should have been discarded.", expected="discard", actual="stage")
-            req.status = "stage"
-            req.staged_in_log = True
-            self.stage.append(req)
-            return
-        self.report("order.trigger-wrongly-discarded", "core[6-10-6]",
-                    f"{req.action.name} should have been placed on the stage, not discarded: "
-                    "the stage was empty or it has quick timing.",
-                    expected="stage", actual="discard")
-        if req in self.stage:
-            self.stage.remove(req)
-        req.status = "discarded"
-
-    def _find_derived(self, line: LogLine) -> int | None:
-        """Where ``line`` stands among the derived lines still expected, if anywhere.
-
-        A trigger line is matched with the derived trigger it names by id, else with the
-        one of the same action whose source and controller it names, before any other of
-        that action.
-        """
-        if self.expected and not isinstance(line, Trigger) and self._same(self.expected[0], line):
-            return 0  # the common case: the log writes the derived line where it belongs
-        hits = [i for i, d in enumerate(self.expected) if self._same(d, line)]
-        if not hits:
-            return None
-        if isinstance(line, Trigger):
-            for i in hits:
-                named = self.expected[i].req
-                if named is not None and named.id == line.request:
-                    return i
-            for i in hits:
-                f = self.expected[i].fields
-                if f.get("source") == line.source and line.controller in (
-                        None, f.get("controller")):
-                    return i
-            for i in hits:
-                if line.controller is not None and \
-                        self.expected[i].fields.get("controller") == line.controller:
-                    return i
-        return hits[0]
-
-    def _same(self, d: Derived, line: LogLine) -> bool:
-        if d.type != line.type:
-            return False
-        f = d.fields
-        if isinstance(line, ChanceMoved):
-            return bool(f["to"] == line.to)
-        if isinstance(line, TurnStarted):
-            return bool(f["player"] == line.player and f["turn"] == line.turn)
-        if isinstance(line, Trigger):
-            req = d.req
-            if req is None or f["action"] != line.action:
-                return False
-            if req.provisional:
-                # The log may name it anything, even a name the judge made up for another
-                # request still waiting to be named.
-                other = self.requests.get(line.request)
-                return other is None or other is req or other.provisional
-            return req.id == line.request
-        if isinstance(line, Stage | Discard):
-            if d.req is not None and d.req.provisional and line.request not in self.requests:
-                return True  # a sparse log names the triggered request here first
-            return d.req is not None and d.req.id == line.request
-        if isinstance(line, GameEnded):
-            return bool((f["result"], f["winner"]) == (line.result, line.winner)) and (
-                line.reason is None or line.reason == f["reason"])
-        return False
-
-    def _bind(self, req: Req, rid: str) -> None:
-        """Give a provisional triggered request the id the log uses for it."""
-        if not req.provisional or req.id == rid:
-            req.provisional = False
-            return
-        other = self.requests.get(rid)
-        if other is not None and other is not req and other.provisional:
-            self._rekey(other)
-        self.requests.pop(req.id, None)
-        req.id = rid
-        req.provisional = False
-        self.requests[rid] = req
+        self.ledger.take_as_done()
 
     # ------------------------------------------------------------------ [1] game start
     def _on_game_started(self, line: GameStarted) -> None:
+        """[1] the game starts: the first player's turn 1, then [2]."""
         if self.started:
             self.report("log.malformed", "core[1]", "The game has already started.")
             return
@@ -471,157 +235,34 @@ class CoreFlow:
         self.turn_player = line.first_player
         self.turn = 1
         self.rules.start_game(self, self.header, line)
-        self.derive(TurnStarted, dict(player=line.first_player, turn=1))
+        self.ledger.derive(TurnStarted, dict(player=line.first_player, turn=1))
         self.give_chance_to_turn_player()
 
-    # ------------------------------------------------------------------ trigger check [6]
-    def add_triggers(self, specs: list[TriggerSpec]) -> None:
-        """[6-1]: every triggered request goes into the buffer."""
-        for spec in specs:
-            action = self.rules.action(spec.action)
-            if action is None:
-                continue
-            req = Req(
-                id=self.new_request_id(), action=action, controller=spec.controller,
-                seq=self.last_seq, triggered=True, source=spec.source, status="buffer",
-                provisional=True,
-            )
-            self.requests[req.id] = req
-            self.buffer.append(req)
-            self.derive(
-                Trigger, dict(request=req.id, action=spec.action, source=spec.source,
-                        controller=spec.controller),
-                req,
-            )
+    # ------------------------------------------------------------------ [2], [13], [16] chance
+    def move_chance(self, to: str) -> None:
+        """[2], [13], [16]: the chance goes to ``to`` (a player or the rule system)."""
+        self.chance = to
+        self.ledger.derive(ChanceMoved, dict(to=to))
 
-    def trigger_class(self) -> list[Req]:
-        """The buffered requests that may be handled next: those of the lowest rank under
-        the game's trigger order ([6-3]..[6-12] for the core rule's own order)."""
-        if not self.buffer:
-            return []
-        order = self.rules.trigger_order
-        ranks = [order.rank(self, r) for r in self.buffer]
-        low = min(ranks)
-        return [r for r, k in zip(self.buffer, ranks, strict=True) if k == low]
-
-    def run_trigger_check(self) -> None:
-        """Handle the buffer as far as the rules decide alone, then continue the flow."""
-        while self.buffer:
-            cls = self.trigger_class()
-            if cls[0].action.speed == "instant" or len(cls) > 1:
-                return  # a decision: the log names which one resolves or is staged
-            self._place_normal_trigger(cls[0], derived=True)
-        self._continue()
-
-    def _place_normal_trigger(self, req: Req, derived: bool) -> None:
-        """[6-10-4]..[6-10-7]: quick -> stage; main -> stage only if the stage is empty."""
-        self.buffer.remove(req)
-        if req.action.timing == "main" and self.stage:
-            req.status = "discarded"
-            if derived:
-                self.derive(Discard, dict(request=req.id, reason="stage not empty"), req)
-            return
-        req.status = "stage"
-        self.stage.append(req)
-        if derived:
-            self.derive(Stage, dict(request=req.id), req)
-
-    def _continue(self) -> None:
-        """The buffer is empty: carry on where the flow was before the trigger check."""
-        while self.continuations and not self.buffer and self.result is None:
-            step = self.continuations.pop()
-            if step == AFTER_STAGE_RESOLUTION:
-                self.give_chance_to_turn_player()
-            elif step == AFTER_INSTANT:
-                pass  # [3]: the chance stays where it was
-            elif step == RESOLVE_INSTANT:
-                return  # the instant request now waits for its resolve line
-            elif step == AFTER_NORMAL_REQUEST:
-                self._after_normal_request()
-        self._settle()
-
-    def _settle(self) -> None:
-        """Nothing is pending and no instant waits: a game whose step ends by itself once
-        nothing is pending moves on here (the optional ``settle`` hook of the rules,
-        :class:`~adjudicator.game.RulesHooks`); for other games nothing happens."""
-        if self.buffer or self.awaiting_instant is not None or self.result is not None:
-            return
-        specs = self.rules.settle(self)
-        if specs:
-            self.add_triggers(specs)
-            self.run_trigger_check()
-
-    def _after_normal_request(self) -> None:
-        """D4: by edition, the requester keeps the chance or passes automatically."""
-        if self.rules.policy.requester_keeps_chance or self.chance in (None, SYSTEM):
-            return
-        self._record_pass(self.chance)
-
-    def _miss_pending(self, why: str) -> None:
-        """The log went on as if the pending requests never happened ([6])."""
-        if self.awaiting_instant is not None:
-            req = self.awaiting_instant
-            self.awaiting_instant = None
-            self.report("order.trigger-missed", "core[8]",
-                        f"{req.action.name} ({req.id}) was never resolved; {why}.",
-                        expected=f"resolve {req.id}")
-            req.status = "dropped"
-        while self.buffer:
-            cls = self.trigger_class()
-            req = cls[0]
-            if req.action.speed == "normal":
-                if len(cls) > 1:
-                    self.report("log.choice-missing", "core[6-10]",
-                                "The order of the triggered requests is not recorded; "
-                                "buffer order is assumed.", severity="warning")
-                self._place_normal_trigger(req, derived=True)
-                continue
-            self.buffer.remove(req)
-            req.status = "dropped"
-            self.report(
-                "order.trigger-missed", "core[6-3]",
-                f"The triggered request {req.id} ({req.action.name}) was never resolved; "
-                f"{why}.",
-                expected=f"resolve {req.id}",
-            )
-        self._continue()
-
-    def _stage_is_only_unplayed_triggers(self) -> bool:
-        return bool(self.stage) and all(
-            r.triggered and not r.staged_in_log and r.data.get("touched") is None
-            for r in self.stage
-        )
-
-    def _drop_unplayed_stage(self, why: str) -> None:
-        for req in list(self.stage):
-            self.stage.remove(req)
-            req.status = "dropped"
-            self.report(
-                "order.trigger-missed", "core[6-10-5]",
-                f"The triggered request {req.id} ({req.action.name}) was never resolved; "
-                f"{why}.",
-                expected=f"resolve {req.id}",
-            )
-            for item in self.complete:  # the table never staged it
-                if isinstance(item, Derived) and item.req is req and item.model is Stage:
-                    item.omitted = True
-        if self.chance == self.turn_player:
-            self.passed.clear()  # [2] without a chance move: the holder keeps it
-        else:
-            self.give_chance_to_turn_player()
+    def give_chance_to_turn_player(self) -> None:
+        """[2]: the chance goes to the turn player; the pass record is cleared (D5)."""
+        self.passed.clear()
+        if self.turn_player is not None:
+            self.move_chance(self.turn_player)
 
     # ------------------------------------------------------------------ [3]..[10] requests
     def _on_request(self, line: Request) -> None:
+        """[3] a request by the chance holder (or a free one), [4] the pass record is
+        cleared, [5] the request is made and its costs paid, [6] the trigger check; then
+        [7] an instant request waits for [8] its resolution, a normal one goes [10] on the
+        stage, [6] again, and on by the edition's D4 policy."""
         if self.pending_decisions():
             self._miss_pending("play went on with a new request")
         player = line.player
         if player not in self.players:
             self.report("log.unknown-ref", "log", f"No player {player!r}.", actual=player)
             return
-        taken = self.requests.get(line.request)
-        if taken is not None and taken.provisional:
-            self._rekey(taken)  # the judge's made-up id, not the log's
-        elif taken is not None:
+        if self.ledger.claim(line.request) is not None:
             self.report("log.malformed", "log",
                         f"Request id {line.request!r} is already used in this match.")
             return
@@ -663,18 +304,18 @@ class CoreFlow:
             key_cards=list(line.key_cards), targets=list(line.targets),
             choices=dict(line.choices or {}), status="instant",
         )
-        self.requests[req.id] = req
+        self.ledger.add(req)
         if action.once_per_turn:
             self.once_used.add((player, action.id))
         cost_triggers = self.rules.pay_costs(self, req, line)
         if action.speed == "instant":
             # [7] instant -> [8] resolve: the resolve line follows.
             self.awaiting_instant = req
-            self.continuations.append(AFTER_INSTANT)
+            self.continuations.append(Continuation.INSTANT_RESOLVED_TO_3)
             if self.rules.policy.resolve_before_cost_triggers:
-                req.data["cost_triggers"] = cost_triggers
+                req.cost_triggers = cost_triggers
             else:
-                self.continuations.append(RESOLVE_INSTANT)
+                self.continuations.append(Continuation.INSTANT_WAITS_FOR_8)
                 self.add_triggers(cost_triggers)
                 self.run_trigger_check()
             return
@@ -682,12 +323,13 @@ class CoreFlow:
         self.add_triggers(cost_triggers)
         req.status = "stage"
         self.stage.append(req)
-        self.derive(Stage, dict(request=req.id), req)
-        self.continuations.append(AFTER_NORMAL_REQUEST)
+        self.ledger.derive(Stage, dict(request=req.id), req)
+        self.continuations.append(Continuation.NORMAL_STAGED_TO_D4)
         self.run_trigger_check()
 
     def check_request_timing(self, line: Request, action: ActionDef, report: bool) -> list[str]:
-        """Chance, timing and once-per-turn of a direct request; codes of what it breaks."""
+        """[3]: chance, timing and once-per-turn of a direct request; codes of what it
+        breaks."""
         broken: list[tuple[str, str, str, Any, Any]] = []
         player = line.player
         if action.timing == "free":
@@ -718,74 +360,96 @@ class CoreFlow:
                 self.report(code, rule, msg, expected=exp, actual=act)
         return [b[0] for b in broken]
 
-    # ------------------------------------------------------------------ [11]..[16] passes
-    def _on_pass(self, line: Pass) -> None:
-        if self.pending_decisions():
-            self._miss_pending("play went on with a pass")
-        if line.player not in self.players:
-            self.report("log.unknown-ref", "log", f"No player {line.player!r}.")
+    def _after_normal_request(self) -> None:
+        """D4: by edition, the requester keeps the chance or passes automatically."""
+        if self.rules.policy.requester_keeps_chance or self.chance in (None, SYSTEM):
             return
-        if self.chance != line.player:
-            self.report("timing.no-chance", "core[11]",
-                        f"{line.player} passed without holding the chance.",
-                        expected=self.chance, actual=line.player)
+        self._record_pass(self.chance)
+
+    # ------------------------------------------------------------------ [6] trigger check
+    def add_triggers(self, specs: list[TriggerSpec]) -> None:
+        """[6-1]: every triggered request goes into the buffer (under a provisional id
+        until a line of the log names it)."""
+        for spec in specs:
+            action = self.rules.action(spec.action)
+            if action is None:
+                continue
+            req = Req(
+                id=self.ledger.provisional_id(), action=action, controller=spec.controller,
+                seq=self.last_seq, triggered=True, source=spec.source, status="buffer",
+                provisional=True,
+            )
+            self.ledger.add(req)
+            self.buffer.append(req)
+            self.ledger.derive(
+                Trigger, dict(request=req.id, action=spec.action, source=spec.source,
+                              controller=spec.controller),
+                req,
+            )
+
+    def trigger_class(self) -> list[Req]:
+        """[6-3]..[6-12]: the buffered requests that may be handled next: those of the
+        lowest rank under the game's trigger order (the core rule's own order: instant
+        before normal, player by player from the turn player, main before quick)."""
+        if not self.buffer:
+            return []
+        order = self.rules.trigger_order
+        ranks = [order.rank(self, r) for r in self.buffer]
+        low = min(ranks)
+        return [r for r, k in zip(self.buffer, ranks, strict=True) if k == low]
+
+    def run_trigger_check(self) -> None:
+        """[6]: handle the buffer as far as the rules decide alone, then continue the flow
+        where it left off. An instant request, or a choice among several of one class, is
+        the players' decision: the flow waits for the log's line."""
+        while self.buffer:
+            cls = self.trigger_class()
+            if cls[0].action.speed == "instant" or len(cls) > 1:
+                return  # a decision: the log names which one resolves or is staged
+            self._place_normal_trigger(cls[0], derived=True)
+        self._continue()
+
+    def _place_normal_trigger(self, req: Req, derived: bool) -> None:
+        """[6-10-4]..[6-10-7]: quick -> stage; main -> stage only if the stage is empty,
+        else discarded."""
+        self.buffer.remove(req)
+        if req.action.timing == "main" and self.stage:
+            req.status = "discarded"
+            if derived:
+                self.ledger.derive(Discard, dict(request=req.id, reason="stage not empty"), req)
             return
-        for r in self.stage:
-            r.data["touched"] = True
-        call = (line.note or "").strip().lower()
-        self.open_call = call if call in self.rules.policy.shortcut_calls else None
-        self._record_pass(line.player)
+        req.status = "stage"
+        self.stage.append(req)
+        if derived:
+            self.ledger.derive(Stage, dict(request=req.id), req)
 
-    def _expand_call(self, req: Req) -> bool:
-        """A shortcut call: the passes it stands for are filled in, when unambiguous.
+    def _continue(self) -> None:
+        """The buffer is empty: follow the arrows the flow left to run the trigger check."""
+        while self.continuations and not self.buffer and self.result is None:
+            step = self.continuations.pop()
+            if step is Continuation.STAGE_RESOLVED_TO_2:
+                self.give_chance_to_turn_player()
+            elif step is Continuation.INSTANT_RESOLVED_TO_3:
+                pass  # [3]: the chance stays where it was
+            elif step is Continuation.INSTANT_WAITS_FOR_8:
+                return  # the instant request now waits for its resolve line
+            elif step is Continuation.NORMAL_STAGED_TO_D4:
+                self._after_normal_request()
+        self._settle()
 
-        Returns False when the call cannot be read at this point (a warning, never a
-        guessed error: whether everyone passed is then left undecided)."""
-        call, self.open_call = self.open_call, None
-        if not self.stage or self.stage[-1] is not req or self.chance in (None, SYSTEM):
-            self.report("log.call-ambiguous", "core[12]",
-                        f"The call {call!r} cannot stand for the passes before resolving "
-                        f"{req.id}: it is not the top of the stage.", severity="warning")
-            return False
-        at = len(self.complete) - 1  # the resolve line, already written
-        while self.chance not in (None, SYSTEM):
-            player = self.chance
-            self.derive(Pass, dict(player=player, note=f"implied by the call {call!r}"))
-            self._record_pass(player)
-        # The implied passes came before the resolution: put the resolve line after them.
-        line = self.complete.pop(at)
-        for item in self.complete[at:]:
-            if isinstance(item, Derived):
-                item.pos -= 1
-        self.complete.append(line)
-        self.expected.clear()
-        return True
-
-    def _record_pass(self, player: str) -> None:
-        """[11] record the pass, [12] all passed? -> [13]/[16]."""
-        self.passed.add(player)
-        if len(self.passed) < len(self.players):
-            self.move_chance(self.next_player(player))  # [16]
+    def _settle(self) -> None:
+        """Nothing is pending and no instant waits: a game whose step ends by itself once
+        nothing is pending moves on here (the optional ``settle`` hook of the rules,
+        :class:`~adjudicator.game.RulesHooks`); for other games nothing happens."""
+        if self.buffer or self.awaiting_instant is not None or self.result is not None:
             return
-        self.move_chance(SYSTEM)  # [13]
-        if not self.stage:  # [14] -> [2] (D3)
-            self.give_chance_to_turn_player()
-
-    # ------------------------------------------------------------------ [8], [15] resolution
-    def _lookup(self, rid: str) -> Req | None:
-        req = self.requests.get(rid)
-        if req is not None:
-            return req
-        # A sparse log names a triggered request it never wrote a trigger line for.
-        candidates = [r for r in self.trigger_class() if r.provisional] or [
-            r for r in self.stage if r.provisional
-        ]
-        if len(candidates) == 1:
-            self._bind(candidates[0], rid)
-            return candidates[0]
-        return None
+        specs = self.rules.settle(self)
+        if specs:
+            self.add_triggers(specs)
+            self.run_trigger_check()
 
     def _on_stage(self, line: Stage) -> None:
+        """[6-10]: the log places the triggered request the players chose on the stage."""
         req = self._lookup(line.request)
         if req is None:
             self.report("log.unknown-ref", "core[10]", f"No request {line.request!r}.")
@@ -809,6 +473,7 @@ class CoreFlow:
         self.run_trigger_check()
 
     def _on_discard(self, line: Discard) -> None:
+        """[6-10-6]: the log discards a triggered request the rules did not discard here."""
         req = self._lookup(line.request)
         if req is None or req.status != "buffer":
             self.report("log.unknown-ref", "core[6-10-6]",
@@ -824,6 +489,7 @@ class CoreFlow:
         self.run_trigger_check()
 
     def _check_trigger_order(self, req: Req) -> None:
+        """[6-3]..[6-12]: a buffered request handled while one of a lower class waited."""
         cls = self.trigger_class()
         if not cls or req in cls:
             return
@@ -836,7 +502,133 @@ class CoreFlow:
                     f"handled too early: {breach.message}.",
                     expected=[r.id for r in cls], actual=req.id)
 
+    def _miss_pending(self, why: str) -> None:
+        """[6], [8]: the log went on as if the pending requests never happened."""
+        if self.awaiting_instant is not None:
+            req = self.awaiting_instant
+            self.awaiting_instant = None
+            self.report("order.trigger-missed", "core[8]",
+                        f"{req.action.name} ({req.id}) was never resolved; {why}.",
+                        expected=f"resolve {req.id}")
+            req.status = "dropped"
+        while self.buffer:
+            cls = self.trigger_class()
+            req = cls[0]
+            if req.action.speed == "normal":
+                if len(cls) > 1:
+                    self.report("log.choice-missing", "core[6-10]",
+                                "The order of the triggered requests is not recorded; "
+                                "buffer order is assumed.", severity="warning")
+                self._place_normal_trigger(req, derived=True)
+                continue
+            self.buffer.remove(req)
+            req.status = "dropped"
+            self.report(
+                "order.trigger-missed", "core[6-3]",
+                f"The triggered request {req.id} ({req.action.name}) was never resolved; "
+                f"{why}.",
+                expected=f"resolve {req.id}",
+            )
+        self._continue()
+
+    def _stage_is_only_unplayed_triggers(self) -> bool:
+        """The stage holds only triggered requests the rules placed and nobody passed on."""
+        return bool(self.stage) and all(
+            r.triggered and not r.staged_in_log and not r.passed_over for r in self.stage
+        )
+
+    def _drop_unplayed_stage(self, why: str) -> None:
+        """[6-10-5]: the table never played the triggered requests the rules staged; they
+        are dropped, and [2] the turn player has the chance."""
+        for req in list(self.stage):
+            self.stage.remove(req)
+            req.status = "dropped"
+            self.report(
+                "order.trigger-missed", "core[6-10-5]",
+                f"The triggered request {req.id} ({req.action.name}) was never resolved; "
+                f"{why}.",
+                expected=f"resolve {req.id}",
+            )
+            self.ledger.omit_of(req, Stage)  # the table never staged it
+        if self.chance == self.turn_player:
+            self.passed.clear()  # [2] without a chance move: the holder keeps it
+        else:
+            self.give_chance_to_turn_player()
+
+    # ------------------------------------------------------------------ [11]..[16] passes
+    def _on_pass(self, line: Pass) -> None:
+        """[11] the chance holder passes."""
+        if self.pending_decisions():
+            self._miss_pending("play went on with a pass")
+        if line.player not in self.players:
+            self.report("log.unknown-ref", "log", f"No player {line.player!r}.")
+            return
+        if self.chance != line.player:
+            self.report("timing.no-chance", "core[11]",
+                        f"{line.player} passed without holding the chance.",
+                        expected=self.chance, actual=line.player)
+            return
+        for r in self.stage:
+            r.passed_over = True
+        call = (line.note or "").strip().lower()
+        self.open_call = call if call in self.rules.policy.shortcut_calls else None
+        self._record_pass(line.player)
+
+    def _record_pass(self, player: str) -> None:
+        """[11] record the pass, [12] all passed? yes -> [13] the rule system takes the
+        chance ([14] empty stage -> [2], else [15]); no -> [16] the next player."""
+        self.passed.add(player)
+        if len(self.passed) < len(self.players):
+            self.move_chance(self.next_player(player))  # [16]
+            return
+        self.move_chance(SYSTEM)  # [13]
+        if not self.stage:  # [14] -> [2] (D3)
+            self.give_chance_to_turn_player()
+
+    def _expand_call(self, req: Req) -> bool:
+        """[12] by a shortcut call: the passes it stands for are filled in, when
+        unambiguous.
+
+        Returns False when the call cannot be read at this point (a warning, never a
+        guessed error: whether everyone passed is then left undecided)."""
+        call, self.open_call = self.open_call, None
+        if not self.stage or self.stage[-1] is not req or self.chance in (None, SYSTEM):
+            self.report("log.call-ambiguous", "core[12]",
+                        f"The call {call!r} cannot stand for the passes before resolving "
+                        f"{req.id}: it is not the top of the stage.", severity="warning")
+            return False
+        at = len(self.complete) - 1  # the resolve line, already written
+        while self.chance not in (None, SYSTEM):
+            player = self.chance
+            self.ledger.derive(Pass, dict(player=player, note=f"implied by the call {call!r}"))
+            self._record_pass(player)
+        # The implied passes came before the resolution: put the resolve line after them.
+        self.ledger.move_to_end(at)
+        self.ledger.take_as_done()
+        return True
+
+    # ------------------------------------------------------------------ [8], [15] resolution
+    def _lookup(self, rid: str) -> Req | None:
+        """The request a stage, discard or resolve line names.
+
+        Such a line says nothing but the id. A sparse log names a triggered request it
+        never wrote a trigger line for: the name binds the one request it can mean (the
+        only provisional one waiting). Failing that, a provisional id is taken at its word
+        (a complete log written with the judge's own ids, as the simulators write)."""
+        req = self.requests.get(rid)
+        if req is not None:
+            return req
+        candidates = [r for r in self.trigger_class() if r.provisional] or [
+            r for r in self.stage if r.provisional
+        ]
+        if len(candidates) == 1:
+            self.ledger.bind(candidates[0], rid)
+            return candidates[0]
+        return None
+
     def _on_resolve(self, line: Resolve) -> None:
+        """[8] an instant request resolves; [15] the top of the stage resolves once every
+        player passed ([12]); a triggered instant request resolves from the buffer."""
         req = self._lookup(line.request)
         if req is None:
             if self.pending_decisions():
@@ -848,7 +640,8 @@ class CoreFlow:
             self.awaiting_instant = None
             self._resolve(req, line)
             if self.rules.policy.resolve_before_cost_triggers:
-                self.add_triggers(req.data.pop("cost_triggers", []))
+                self.add_triggers(req.cost_triggers)
+                req.cost_triggers = []
             self.run_trigger_check()
             return
         if req.status == "buffer":
@@ -881,7 +674,7 @@ class CoreFlow:
                 )
             self.stage.remove(req)
             self.chance = SYSTEM
-            self.continuations.append(AFTER_STAGE_RESOLUTION)
+            self.continuations.append(Continuation.STAGE_RESOLVED_TO_2)
             self._resolve(req, line)
             self.run_trigger_check()
             return
@@ -889,7 +682,7 @@ class CoreFlow:
             self._miss_pending("play went on with another resolution")
         self.report("log.unknown-ref", "core[15]",
                     f"The log resolves {req.id} ({req.action.name}), which is not waiting to "
-                    f"resolve: {_STATUS_WORDS.get(req.status, req.status)}.",
+                    f"resolve: {STATUS_WORDS.get(req.status, req.status)}.",
                     actual=req.status)
 
     def _resolve(self, req: Req, line: Resolve) -> None:
@@ -903,8 +696,8 @@ class CoreFlow:
         result = self.rules.win_check(self)
         if result is not None:
             self.result = result
-            self.derive(GameEnded, dict(result=result.result, winner=result.winner,
-                                  reason=result.reason))
+            self.ledger.derive(GameEnded, dict(result=result.result, winner=result.winner,
+                                        reason=result.reason))
             self.buffer.clear()
             self.continuations.clear()
             return
@@ -924,25 +717,11 @@ class CoreFlow:
         self.turn_player = player
         self.turn += 1
         self.once_used.clear()
-        self.derive(TurnStarted, dict(player=player, turn=self.turn))
+        self.ledger.derive(TurnStarted, dict(player=player, turn=self.turn))
 
-    # ------------------------------------------------------------------ spurious lines
-    def _on_spurious_trigger(self, line: Trigger) -> None:
-        """A trigger line the rules did not derive: reported, and it still happened."""
-        action = self.rules.action(line.action)
-        name = f"{action.name} ({line.request})" if action is not None else repr(line.action)
-        self.report("order.trigger-spurious", "core[6-1]",
-                    f"The log triggers {name}, but no trigger condition of it held here.",
-                    actual=line.action)
-        if action is None or line.request in self.requests:
-            return
-        req = Req(id=line.request, action=action,
-                  controller=line.controller or (self.turn_player or self.players[0]),
-                  seq=line.seq, triggered=True, source=line.source, status="buffer")
-        self.requests[req.id] = req
-        self.buffer.append(req)
-
+    # ------------------------------------------------------------------ [9] the game end
     def _on_game_ended(self, line: GameEnded) -> None:
+        """[9]: the table records the end; compared with the rules' result."""
         self.recorded_end = line
         if self.result is None:
             if line.reason == "concession" and line.result == "win":
@@ -975,13 +754,119 @@ class CoreFlow:
                         actual={"result": line.result, "winner": line.winner,
                                 "reason": line.reason})
 
-    # ------------------------------------------------------------------ output
-    def complete_log(self) -> list[LogLine]:
-        """Every line, derived ones filled in, renumbered 1..N."""
-        out: list[LogLine] = []
-        for item in self.complete:
-            if isinstance(item, Derived) and item.omitted:
-                continue
-            line = item.render() if isinstance(item, Derived) else item
-            out.append(line.model_copy(update={"seq": len(out) + 1, "hash": None}))
-        return out
+    # ------------------------------------------------------------------ rule-system lines
+    def _on_rule_system_line(self, line: LogLine) -> bool:
+        """A line of a kind the rules derive. True when it is ruled here: it stands for a
+        derived line (the ledger matches it), or it says what the rules did not derive
+        (reported, and the table goes as the log says). False for a ``stage`` line that
+        is the players' choice of order ([6-10]): a decision."""
+        d = self.ledger.match(line)
+        if d is not None:
+            if d.model is ChanceMoved:
+                return True  # the common case, kept short: the hot path of the judge
+            if isinstance(line, Trigger) and d.req is not None and \
+                    line.controller is not None and line.controller != d.req.controller:
+                self.report(
+                    "order.trigger-spurious", "core[6-1]",
+                    "The triggered request's controller is wrong.",
+                    expected=d.req.controller, actual=line.controller,
+                )
+            if isinstance(line, Stage) and d.req is not None:
+                d.req.staged_in_log = True
+            if isinstance(line, GameEnded):
+                self.recorded_end = line  # the table recorded the end the rules gave
+            return True
+        if isinstance(line, Stage | Discard):
+            other = self.ledger.placement_of(line.request)
+            if other is not None:
+                self._overrule_placement(other, line)
+                return True
+        if isinstance(line, Stage):
+            return False  # a decision: the player's chosen order
+        # A rule-system line the rules did not derive here.
+        self.ledger.record(line)
+        if isinstance(line, ChanceMoved):
+            self._on_unexpected_chance_move(line)
+        elif isinstance(line, Trigger):
+            self._on_spurious_trigger(line)
+        elif isinstance(line, Discard):
+            self._on_discard(line)
+        elif isinstance(line, TurnStarted):
+            if (line.player, line.turn) == (self.turn_player, self.turn):
+                return True  # it records the turn that is under way: the rules agree
+            self.report(
+                "legality.effect-mismatch", "core[15]",
+                f"The log starts turn {line.turn} of {line.player} here, but under the rules "
+                f"it is still turn {self.turn} of {self.turn_player}.",
+                expected=f"turn {self.turn} of {self.turn_player}",
+                actual=f"turn {line.turn} of {line.player}",
+            )
+        elif isinstance(line, GameEnded):
+            # The table recorded another end than the rules give: its own line stands in
+            # the complete log where the derived one would, never beside it (else the
+            # complete log would end the game twice and be ruled otherwise).
+            for d in self.ledger.expected:
+                if d.model is GameEnded:
+                    self.ledger.omit(d)
+            self.ledger.take_as_done()
+            self._on_game_ended(line)
+        return True
+
+    def _on_unexpected_chance_move(self, line: ChanceMoved) -> None:
+        """[2], [13], [16]: the log moves the chance where no derived move goes."""
+        want = self.ledger.expects(ChanceMoved)
+        if want is None and line.to == self.chance:
+            return  # it records where the chance already is: the rules agree
+        expected_to = want.fields["to"] if want is not None else self.chance
+        self.report(
+            "timing.chance-wrong-player", "core[2]",
+            f"The log moves the chance to {line.to}; under the rules "
+            + (f"it goes to {expected_to} here." if expected_to is not None
+               else "nobody holds it here."),
+            expected=expected_to, actual=line.to,
+        )
+        self.ledger.forget(ChanceMoved)
+        if line.to != SYSTEM and line.to not in self.players:
+            self.report("log.unknown-ref", "log", f"No player {line.to!r}.")
+        else:
+            self.chance = line.to
+
+    def _overrule_placement(self, d: Derived, line: Stage | Discard) -> None:
+        """The log staged a triggered request the rules discard, or the other way round.
+
+        [6-10-4]..[6-10-6]: reported, and the game follows the log (the request is on the
+        stage, or gone).
+        """
+        req = d.req
+        assert req is not None
+        self.ledger.overrule(d, line)
+        if isinstance(line, Stage):
+            self.report("order.main-trigger-not-discarded", "core[6-10-6]",
+                        f"{req.action.name} has main timing and the stage was not empty: "
+                        "it should have been discarded.", expected="discard", actual="stage")
+            req.status = "stage"
+            req.staged_in_log = True
+            self.stage.append(req)
+            return
+        self.report("order.trigger-wrongly-discarded", "core[6-10-6]",
+                    f"{req.action.name} should have been placed on the stage, not discarded: "
+                    "the stage was empty or it has quick timing.",
+                    expected="stage", actual="discard")
+        if req in self.stage:
+            self.stage.remove(req)
+        req.status = "discarded"
+
+    def _on_spurious_trigger(self, line: Trigger) -> None:
+        """[6-1]: a trigger line the rules did not derive: reported, and it still happened."""
+        action = self.rules.action(line.action)
+        name = f"{action.name} ({line.request})" if action is not None else repr(line.action)
+        self.report("order.trigger-spurious", "core[6-1]",
+                    f"The log triggers {name}, but no trigger condition of it held here.",
+                    actual=line.action)
+        if action is None or self.ledger.claim(line.request) is not None:
+            return
+        req = Req(id=line.request, action=action,
+                  controller=line.controller or (self.turn_player or self.players[0]),
+                  seq=line.seq, triggered=True, source=line.source, status="buffer")
+        self.ledger.add(req)
+        self.buffer.append(req)

@@ -9,13 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
+
+from coreflow_judge.adjudicator.table import RequestView, Table
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.findings import Finding
-    from coreflow_judge.adjudicator.flow import CoreFlow, Req
     from coreflow_judge.adjudicator.policies import TriggerOrder
     from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Resolve, Roll
+
+FlowT = TypeVar("FlowT", bound=Table, contravariant=True)
+"""The flow a rules module is handed: the core flow, seen through :class:`Table` or as
+itself (a game may read more of it than the protocol names)."""
+ReqT = TypeVar("ReqT", bound=RequestView, contravariant=True)
+"""The request a rules module is handed (see :class:`~adjudicator.table.RequestView`)."""
 
 Speed = Literal["instant", "normal"]
 Timing = Literal["main", "quick", "free"]
@@ -45,11 +52,6 @@ class ActionDef:
     direct: bool
     once_per_turn: bool = False
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
-
-    @property
-    def cannot_be_requested_directly(self) -> bool:
-        """Players never request it; the rules start it (by a trigger or an effect)."""
-        return not self.direct
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,59 +104,65 @@ class Resolution:
     triggers: list[TriggerSpec] = field(default_factory=list)
 
 
-class GameRules(Protocol):
-    """A game's rules module for one edition and format."""
+class GameRules(Protocol[FlowT, ReqT]):
+    """A game's rules module for one edition and format.
+
+    Generic in the flow and the request it is handed, so a game may type them as the
+    core flow's own classes while this module needs only the protocols."""
 
     policy: FlowPolicy
     edition: str
 
     @property
-    def trigger_order(self) -> TriggerOrder:
+    def trigger_order(self) -> TriggerOrder[FlowT, ReqT]:
         """How the buffer is ordered: the core rule's order unless the game has its own."""
         ...
 
     def action(self, action_id: str) -> ActionDef | None: ...
 
-    def start_game(self, flow: CoreFlow, header: MatchStarted, line: GameStarted) -> None: ...
+    def start_game(self, flow: FlowT, header: MatchStarted, line: GameStarted) -> None: ...
 
-    def request_findings(self, flow: CoreFlow, line: Request, action: ActionDef) -> list[Finding]:
+    def request_findings(self, flow: FlowT, line: Request, action: ActionDef) -> list[Finding]:
         """Key cards, costs, targets and choices of a request; never mutates."""
         ...
 
-    def pay_costs(self, flow: CoreFlow, req: Req, line: Request) -> list[TriggerSpec]: ...
+    def pay_costs(self, flow: FlowT, req: ReqT, line: Request) -> list[TriggerSpec]: ...
 
-    def resolve(self, flow: CoreFlow, req: Req, line: Resolve) -> Resolution:
+    def resolve(self, flow: FlowT, req: ReqT, line: Resolve) -> Resolution:
         """Carry out a request as the log records it; report where it departs."""
         ...
 
-    def win_check(self, flow: CoreFlow) -> GameResult | None: ...
+    def win_check(self, flow: FlowT) -> GameResult | None: ...
 
-    def on_roll(self, flow: CoreFlow, line: Roll) -> None:
+    def on_roll(self, flow: FlowT, line: Roll) -> None:
         """A die was rolled (games that decide by dice keep it for the next choice)."""
         ...
 
-    def settle(self, flow: CoreFlow) -> list[TriggerSpec]:
+    def settle(self, flow: FlowT) -> list[TriggerSpec]:
         """Nothing is pending: a game whose step ends by itself moves on (see RulesHooks)."""
         ...
 
-    def win_check_unknown(self, flow: CoreFlow) -> str | None:
+    def win_check_unknown(self, flow: FlowT) -> str | None:
         """Why the win/lose check cannot be ruled from the log here (a count or card the
         log does not show), or None when :meth:`win_check` can rule."""
         ...
 
-    def board(self, flow: CoreFlow) -> dict[str, Any]: ...
+    def board(self, flow: FlowT) -> dict[str, Any]: ...
 
     def notes(self) -> list[str]: ...
 
 
-class RulesHooks:
+HookFlowT = TypeVar("HookFlowT", bound=Table)
+
+
+class RulesHooks(Generic[HookFlowT]):
     """The optional hooks of a rules module, with what they do for a game that needs
     none of them; a rules module inherits this and overrides what it uses."""
 
-    def on_roll(self, flow: CoreFlow, line: Roll) -> None:
+    def on_roll(self, flow: HookFlowT, line: Roll) -> None:
         """A game without dice: a roll is recorded and changes nothing."""
 
-    def settle(self, flow: CoreFlow) -> list[TriggerSpec]:
+    def settle(self, flow: HookFlowT) -> list[TriggerSpec]:
         """Called whenever nothing is pending and no instant request waits for its
         resolution. A game whose step ends by itself once nothing is pending (an end step
         whose pending effects the log went on without) moves the game on here and returns

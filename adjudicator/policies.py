@@ -7,10 +7,12 @@ The flow never names a game: a game's rules module hands it one of these objects
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from coreflow_judge.adjudicator.flow import CoreFlow, Req
+from coreflow_judge.adjudicator.table import RequestView, Table
+
+FlowT = TypeVar("FlowT", bound=Table, contravariant=True)
+ReqT = TypeVar("ReqT", bound=RequestView, contravariant=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,17 +24,19 @@ class OrderBreach:
     message: str
 
 
-class TriggerOrder(Protocol):
-    """Orders the requests waiting in the buffer: the lowest rank goes first."""
+class TriggerOrder(Protocol[FlowT, ReqT]):
+    """Orders the requests waiting in the buffer: the lowest rank goes first.
 
-    def rank(self, flow: CoreFlow, req: Req) -> tuple[int, ...]: ...
+    Generic in the flow and request it reads, like :class:`~adjudicator.game.GameRules`."""
+
+    def rank(self, flow: FlowT, req: ReqT) -> tuple[int, ...]: ...
 
     def breach(self, component: int) -> OrderBreach:
         """The finding for a request handled while one of lower rank in ``component`` waited."""
         ...
 
 
-def seat_from_turn_player(flow: CoreFlow, player: str) -> int:
+def seat_from_turn_player(flow: Table, player: str) -> int:
     """0 for the turn player, 1 for the next in turn order, and so on."""
     order = flow.players
     tp = flow.turn_player or order[0]
@@ -59,7 +63,7 @@ class CoreTriggerOrder:
                     "main-timing ones"),
     )
 
-    def rank(self, flow: CoreFlow, req: Req) -> tuple[int, ...]:
+    def rank(self, flow: Table, req: RequestView) -> tuple[int, ...]:
         return (
             0 if req.action.speed == "instant" else 1,
             seat_from_turn_player(flow, req.controller),
@@ -68,32 +72,6 @@ class CoreTriggerOrder:
 
     def breach(self, component: int) -> OrderBreach:
         return self._breaches[component]
-
-
-class PriorityThenSeatOrder:
-    """Priority triggers first (seat order), then every other request by seat.
-
-    For games whose pending effects go: the priority class (e.g. shield triggers) of
-    the active player, then of the others; then all of the active player's other pending
-    effects in the order they choose; then the next player's. Every breach is one code.
-    """
-
-    def __init__(self, priority_flag: str, code: str, rule: str) -> None:
-        self.priority_flag = priority_flag
-        self.code = code
-        self.rule = rule
-
-    def rank(self, flow: CoreFlow, req: Req) -> tuple[int, ...]:
-        return (
-            0 if req.action.data.get(self.priority_flag) else 1,
-            seat_from_turn_player(flow, req.controller),
-        )
-
-    def breach(self, component: int) -> OrderBreach:
-        what = ("a priority pending effect waited while another was resolved"
-                if component == 0 else
-                "a player's pending effect was resolved before the active player's")
-        return OrderBreach(self.code, self.rule, what)
 
 
 Scope = Literal["all", "your", "this"]

@@ -1,0 +1,70 @@
+"""The core flow's structure: the chart's state machine apart from the log's
+reconciliation, games and policies apart from the flow, and the game's slot on a request
+apart from the flow's own fields."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from coreflow_judge.adjudicator.flow import Continuation, Req
+from coreflow_judge.adjudicator.policies import CoreTriggerOrder, seat_from_turn_player
+from coreflow_judge.adjudicator.table import RequestView, Table
+
+from tests.test_flow import ACE, log, p, res, run
+
+ADJUDICATOR = Path(__file__).resolve().parent.parent / "adjudicator"
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module a file imports, also under ``if TYPE_CHECKING:``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return out
+
+
+def test_games_and_policies_do_not_import_the_flow() -> None:
+    """game.py, policies.py and the protocols they read the flow through import neither
+    the flow nor its request class: the flow imports them."""
+    for name in ("game.py", "policies.py", "table.py"):
+        imported = _imported_modules(ADJUDICATOR / name)
+        flowish = {m for m in imported if m.rsplit(".", 1)[-1] in ("flow", "request", "ledger")}
+        assert flowish == set(), (name, flowish)
+
+
+def test_the_flow_never_touches_a_games_slot_on_a_request() -> None:
+    """``Req.data`` is the game's: no ``.data`` in the flow, the ledger or the request's
+    own module outside the field's definition."""
+    for name in ("flow.py", "ledger.py"):
+        tree = ast.parse((ADJUDICATOR / name).read_text(encoding="utf-8"))
+        uses = [n.lineno for n in ast.walk(tree)
+                if isinstance(n, ast.Attribute) and n.attr == "data"]
+        assert uses == [], (name, uses)
+
+
+def test_the_flow_and_its_requests_implement_the_protocols() -> None:
+    """A judged flow is a :class:`Table` and its requests are :class:`RequestView`s: the
+    core rule's trigger order reads them through the protocols alone."""
+    flow, errors = run(log("9.0", ACE, p("alice"), p("bob"), res("r1")))
+    assert errors == []
+    table: Table = flow
+    request: RequestView = flow.requests["r1"]
+    assert isinstance(request, Req)
+    assert seat_from_turn_player(table, "bob") == 1
+    assert CoreTriggerOrder().rank(table, request) == (1, 0, 0)  # normal, turn player, main
+
+
+def test_continuations_are_named_after_the_charts_arrows() -> None:
+    """Each continuation's value is the arrow it stands for, ending at the step it goes
+    to, and its name ends with that step."""
+    for step in Continuation:
+        target = step.value.rsplit("-> ", 1)[1].strip("[]")
+        assert step.name.endswith("_TO_" + target) or step.name.endswith("_FOR_" + target), step
+    assert {c.name for c in Continuation} == {
+        "STAGE_RESOLVED_TO_2", "INSTANT_RESOLVED_TO_3", "NORMAL_STAGED_TO_D4",
+        "INSTANT_WAITS_FOR_8"}
