@@ -136,7 +136,8 @@ class _Simulator:
             seq=1, match_id=match_id, game="blackpoker", rules=f"blackpoker/{edition}",
             format=fmt, players=list(PLAYERS), decks=decks, log_format=1,
         )
-        pol = BlackPokerRules(edition, fmt).pol
+        rules = BlackPokerRules(edition, fmt)
+        pol = rules.pol
         top = {p: 0 for p in PLAYERS}
         presets: dict[str, Preset] | None = None
         if pol["preset"]:
@@ -146,7 +147,7 @@ class _Simulator:
                 bulwark = deck[0]
                 i = 1
                 grave = []
-                while _card(deck[i]).joker:  # lite has no magician: a Joker is no soldier
+                while not rules.may_be_preset_soldier(deck[i]):
                     grave.append(deck[i])
                     i += 1
                 presets[p] = Preset(bulwark=bulwark, soldier=deck[i], graveyard=grave)

@@ -205,14 +205,46 @@ class BlackPokerRules(RulesHooks):
             top = b.pop_deck()
             card = _card_of(g)
             self._check_top(flow, player, top, card)
+            if self.may_be_preset_soldier(card) is True:
+                flow.report("legality.effect-mismatch", "bp4.2.1",
+                            f"{player}'s preset puts {card} into the graveyard, but it can be "
+                            "the soldier: the preset puts the first card that can onto the "
+                            "field.", expected="soldier", actual="graveyard")
             b.graveyard.append(card)
         if preset.soldier:
             top = b.pop_deck()
             card = _card_of(preset.soldier)
             self._check_top(flow, player, top, card)
+            if self.may_be_preset_soldier(card) is False:
+                flow.report("legality.effect-mismatch", "bp4.2.1",
+                            f"{player}'s preset soldier {card} cannot be a soldier in this "
+                            f"format (a soldier is {self._preset_soldier_text()}): the preset "
+                            "puts it into the graveyard and takes the next life card as the "
+                            "soldier.", expected="graveyard", actual="soldier")
             kind = self._summon_kind(card)
             b.field.append(Character(f"{player}:{card}", player, kind or "soldier", [card],
                                      [0], timestamp=self.tick()))
+
+    def may_be_preset_soldier(self, card: str) -> bool | None:
+        """The 9.0 preset: may ``card`` enter the field as the preset soldier in this format?
+
+        Decided by the edition data's ``preset_soldier_ranks`` (lite: A-K; a Joker would be
+        a magician, which lite does not have, so it goes to the graveyard and the next life
+        card is tried). None when the face is not shown.
+        """
+        c = parse_card(card)
+        if c is None or c.rank is None:
+            return None
+        return c.rank in self.pol.get("preset_soldier_ranks", ())
+
+    def _preset_soldier_text(self) -> str:
+        names = {0: "Joker", 1: "A", 11: "J", 12: "Q", 13: "K"}
+        ranks = sorted(self.pol.get("preset_soldier_ranks", ()))
+        if not ranks:
+            return "no card"
+        if ranks == list(range(ranks[0], ranks[-1] + 1)):
+            return f"{names.get(ranks[0], ranks[0])}-{names.get(ranks[-1], ranks[-1])}"
+        return ", ".join(str(names.get(r, r)) for r in ranks)
 
     def _summon_kind(self, card: str) -> str | None:
         n = _number(card)
