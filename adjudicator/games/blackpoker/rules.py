@@ -678,6 +678,9 @@ class _Resolving:
         """Why a step had no effect, in a judge's words (quoted when the log disagrees)."""
         self.sizes_used: dict[str, list[str]] = {}
         """Damage dealt by a size: the player hit -> the size's computation, step by step."""
+        self.cut_short: dict[tuple[str, str], int] = {}
+        """A damage or draw the table could not carry out in full (too few cards in the
+        deck): (op, player) -> the count the effect asked for."""
         self.claims: list[dict[str, Any]] = [
             {"op": e.op, **(e.model_extra or {})} for e in line.effects or []
         ]
@@ -779,6 +782,8 @@ class _Resolving:
                          "checked.", severity="warning")
         shown = self._claimed_cards("draw")
         got = self.r._draw(self.flow, player, n, shown)
+        if len(got) < n:
+            self.cut_short[("draw", player)] = n
         self.emit(op="draw", player=player, amount=len(got),
                   cards=[f"{player}:{c}" for c in got])
 
@@ -963,6 +968,8 @@ class _Resolving:
             card = claimed if top == UNKNOWN else top
             b.graveyard.append(card)
             moved.append(f"{player}:{card}")
+        if len(moved) < amount:
+            self.cut_short[("damage", player)] = amount
         self.emit(op="damage", player=player, amount=len(moved), cards=moved)
 
     def _destroy(self, ch: Character) -> None:
@@ -1207,13 +1214,24 @@ class _Resolving:
                          actual=next(t.get("amount") for t in extra if t.get("op") == "damage"))
                 self._apply_as_played(extra, unmatched)
                 return
-        partial = [o for o in unmatched if o["op"] in ("damage", "draw")]
-        if partial and any(t.get("op") == partial[0]["op"] for t in extra):
-            self.rep("legality.partial-not-applied", "bp4.3.3.1.2",
-                     f"Only part of {self.req.action.name}'s effect was possible: that part "
-                     "must be carried out exactly, and the log records it otherwise.",
-                     expected=partial, actual=[t for t in extra if t.get("op") ==
-                                               partial[0]["op"]])
+        counted = [o for o in unmatched if o["op"] in ("damage", "draw")]
+        miscount = [t for t in extra if counted and t.get("op") == counted[0]["op"]]
+        if miscount:
+            o = counted[0]
+            wanted = self.cut_short.get((o["op"], str(o.get("player"))))
+            if wanted is not None:
+                # bp4.3.3.1.2: the deck held too few cards for the whole effect.
+                self.rep("legality.partial-not-applied", "bp4.3.3.1.2",
+                         f"Only part of {self.req.action.name}'s effect was possible "
+                         f"({o['op']} {wanted}, {o.get('amount')} card(s) left): that part "
+                         "must be carried out exactly, and the log records it otherwise.",
+                         expected=counted, actual=miscount)
+            else:
+                self.rep("legality.effect-mismatch", "bp4.3.3",
+                         f"The recorded {o['op']} of {self.req.action.name} has another count "
+                         f"than the rules': {o.get('amount')} card(s), which the table could "
+                         "carry out in full.",
+                         expected=counted, actual=miscount)
             self._apply_as_played(extra, unmatched)
             return
         why = f": {'; '.join(self.why)}" if self.why else ""
