@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from coreflow_judge.adjudicator.claims import compare
+from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
-from coreflow_judge.adjudicator.judge import judge_lines
-from coreflow_judge.events.reader import iter_lines
+from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
+from coreflow_judge.adjudicator.judge import judge_lines, start_flow
+from coreflow_judge.events.models import Resolve
+from coreflow_judge.events.reader import LineError, iter_lines, read_log
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rulings" / "lite"
 
 HEADER = {"seq": 1, "type": "match_started", "match_id": "t", "game": "blackpoker",
           "rules": "blackpoker/9.0", "format": "lite", "players": ["alice", "bob"],
@@ -94,3 +101,86 @@ def test_a_damage_cut_short_by_the_life_is_partial_not_applied() -> None:
 def test_a_damage_carried_out_as_far_as_possible_is_clean() -> None:
     assert judged(throwing(bob_life=20, recorded=7)) == []
     assert judged(throwing(bob_life=3, recorded=3)) == []
+
+
+# ---------------------------------------------------------------- the resolution plan
+def snapshot(flow: CoreFlow) -> str:
+    """Everything a plan must leave as it was: the board, the turn, the stage, the requests."""
+    rules = flow.rules
+    assert isinstance(rules, BlackPokerRules)
+    return json.dumps([rules.board(flow), flow.turn, flow.turn_player, rules.clock,
+                       [(r.id, r.status, r.data) for r in flow.requests.values()],
+                       [m.delta for m in rules.modifiers]], sort_keys=True, default=str)
+
+
+@pytest.mark.parametrize(("edition", "seed"), [("6.1", 5), ("9.0", 77), ("9.0", 1878198)])
+def test_the_plan_is_pure_and_is_what_the_table_claims(edition: str, seed: int) -> None:
+    lines = simulate_game(edition, seed)
+    flow = start_flow(lines[0])
+    planned = claimed = 0
+    for line in lines[1:]:
+        if isinstance(line, Resolve):
+            rules = flow.rules
+            assert isinstance(rules, BlackPokerRules)
+            req = flow.requests[line.request]
+            before = snapshot(flow)
+            plan = rules.plan_resolution(flow, req, line.choices or {})
+            assert snapshot(flow) == before, f"planning line {line.seq} changed the table"
+            assert plan.request == req.id and plan.result == line.result
+            assert plan.effects == [e for s in plan.steps for e in s.effects]
+            planned += 1
+            claims = [{"op": e.op, **(e.model_extra or {})} for e in line.effects or []]
+            if claims and req.action.id != "next_generation":
+                assert not compare(plan.effects, claims), f"line {line.seq}"
+                claimed += 1
+        assert not [f for f in flow.feed(line) if f.severity == "error"]
+    assert planned > 50 and claimed > 5
+
+
+def test_the_plan_says_why_a_counter_does_not_negate() -> None:
+    lines = [x for _, x in read_log(FIXTURES / "counter-too-small-9.0.jsonl")
+             if not isinstance(x, LineError)]
+    flow = start_flow(lines[0])
+    for line in lines[1:]:
+        if isinstance(line, Resolve) and line.request == "r3":
+            rules = flow.rules
+            assert isinstance(rules, BlackPokerRules)
+            plan = rules.plan_resolution(flow, flow.requests["r3"], {})
+            assert plan.effects == []
+            assert [s.step for s in plan.steps] == ["counter"]
+            assert "is not negated" in plan.steps[0].reason
+            assert list(plan.reasons()) == [plan.steps[0].reason]
+            return
+        flow.feed(line)
+    raise AssertionError("the fixture has no resolution of r3")
+
+
+def test_the_plan_reads_a_deck_the_caller_knows() -> None:
+    """A simulator that dealt a shuffled deck plans 世代交代 on that order."""
+    lines = simulate_game("9.0", 77)
+    flow = start_flow(lines[0])
+    for line in lines[1:3]:
+        flow.feed(line)
+    rules = flow.rules
+    assert isinstance(rules, BlackPokerRules)
+    req = Req("t", rules.actions["next_generation"], "alice", 0, True)
+    before = snapshot(flow)
+    plan = rules.plan_resolution(flow, req, {}, decks={"alice": ["S4", "H9", "D12", "C2"]})
+    assert plan.effects == [
+        {"op": "move", "card": "alice:S4", "from": "deck", "to": "graveyard"},
+        {"op": "move", "card": "alice:H9", "from": "deck", "to": "graveyard"},
+        {"op": "move", "card": "alice:D12", "from": "deck", "to": "hand"},
+    ]
+    assert snapshot(flow) == before
+
+
+def test_fewer_damage_from_a_life_of_unknown_count_is_a_warning() -> None:
+    """Without deck sizes bob's life may have run out: 3 of 7 cannot be called wrong."""
+    lines = throwing(bob_life=20, recorded=3)
+    del lines[0]["deck_sizes"]
+    report = judge_lines(iter_lines(json.dumps(d) for d in lines))
+    assert [f.code for f in report.findings if f.severity == "error"] == []
+    assert any(f.code == "log.hidden-info" and f.seq == 6 for f in report.findings)
+    lines = throwing(bob_life=20, recorded=9)
+    del lines[0]["deck_sizes"]
+    assert [(c, s) for c, s, _ in judged(lines)] == [("legality.effect-mismatch", 6)]

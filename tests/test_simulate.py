@@ -302,6 +302,24 @@ def test_header_and_game_start(pool: dict[str, list[Log]]) -> None:
             assert (start.presets is not None) == (edition == "9.0")
 
 
+def test_the_simulator_lives_in_its_game_and_writes_the_rules_plan() -> None:
+    """The BlackPoker simulator is in its game's folder (re-exported for the dispatch) and
+    writes the plan of the rules as the table's claims: resolutions of many kinds carry
+    effects, every one of them the plan's."""
+    from coreflow_judge.adjudicator.games.blackpoker import simulate as bp_simulate
+
+    assert simulate_game is bp_simulate.simulate_game
+    claimed: Counter[str] = Counter()
+    for seed in range(3):
+        lines = simulate_game("9.0", seed)
+        flow = start_flow(lines[0])
+        for line in lines[1:]:
+            if isinstance(line, Resolve) and line.effects:
+                claimed[flow.requests[line.request].action.id] += 1
+            flow.feed(line)
+    assert {"attack", "damage_judge", "end", "set_bulwark"} <= set(claimed), claimed
+
+
 def test_max_lines_stops_an_unfinished_game() -> None:
     lines = simulate_game("9.0", 3, max_lines=60)
     assert 60 <= len(lines) < 80

@@ -22,10 +22,13 @@ fixed count) · ``discard_to_hand_limit`` (choice ``discard``) · ``fog_to_grave
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import itertools
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from coreflow_judge.adjudicator.claims import compare
 from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.game import (
     ActionDef,
@@ -38,17 +41,14 @@ from coreflow_judge.adjudicator.game import (
 )
 from coreflow_judge.adjudicator.games.blackpoker.board import Character, Modifier, PlayerBoard
 from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN, Card, parse_card, split_ref
-from coreflow_judge.adjudicator.games.common import (
-    deck_out,
-    effect_fits,
-    load_edition_data,
-    unknown_decks,
-)
+from coreflow_judge.adjudicator.games.common import deck_out, load_edition_data, unknown_decks
+from coreflow_judge.adjudicator.plan import Effect, PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
+from coreflow_judge.events.models import Resolve
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
-    from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Resolve
+    from coreflow_judge.events.models import GameStarted, MatchStarted, Request
 
 EDITIONS = ("6.1", "9.0")
 FORMATS = ("lite",)
@@ -58,14 +58,6 @@ SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 def load_edition(edition: str) -> dict[str, Any]:
     """The edition data shipped in the package (never read from outside it)."""
     return load_edition_data("coreflow_judge.adjudicator.games.blackpoker", edition)
-
-
-@dataclass(slots=True)
-class Pending:
-    """Scratch state of an attack in progress: who attacks, who blocks."""
-
-    attackers: list[str]
-    blockers: dict[str, list[str]]
 
 
 def _card_of(ref: str) -> str:
@@ -608,10 +600,39 @@ class BlackPokerRules(RulesHooks):
 
     # ------------------------------------------------------------------ resolving
     def resolve(self, flow: CoreFlow, req: Req, line: Resolve) -> Resolution:
-        """Carry out the request's effect steps, compare with the log, apply."""
+        """The judge's resolution: the plan's steps carried out on the table, the log's
+        claims compared with the plan (:func:`~coreflow_judge.adjudicator.claims.compare`),
+        the difference ruled on, and the table following the game as it was played."""
         ctx = _Resolving(self, flow, req, line)
         ctx.run()
         return ctx.finish()
+
+    def plan_resolution(self, flow: CoreFlow, req: Req, choices: Mapping[str, Any],
+                        decks: Mapping[str, list[str]] | None = None) -> ResolutionPlan:
+        """What resolving ``req`` with ``choices`` does on the current table, step by step.
+
+        Pure: the steps run on a working copy of the table (the same steps the judge
+        carries out), and neither this rules module, the flow nor the request changes.
+        ``decks`` gives a player's deck, top first, where the caller knows more than the log
+        (a simulator that dealt a shuffled deck); a log's reader leaves it out.
+        """
+        twin = self._working_copy()
+        for player, deck in (decks or {}).items():
+            twin.boards[player].deck = list(deck)
+        line = Resolve(seq=flow.next_seq, request=req.id, result="resolved",
+                       choices=dict(choices) or None)
+        ctx = _Resolving(twin, flow, dataclasses.replace(req, data=dict(req.data)), line,
+                         planning=True)
+        ctx.run()
+        return ctx.plan()
+
+    def _working_copy(self) -> BlackPokerRules:
+        """This rules module with a table of its own: boards and abilities copied."""
+        twin = copy.copy(self)
+        twin.boards = {p: b.copy() for p, b in self.boards.items()}
+        twin.modifiers = list(self.modifiers)
+        twin._notes = []
+        return twin
 
     def _leave_field(self, ch: Character, to: str) -> list[TriggerSpec]:
         """A character leaves the field; 世代交代 triggers per Joker/A/J/Q/K card."""
@@ -660,16 +681,27 @@ class BlackPokerRules(RulesHooks):
 
 
 class _Resolving:
-    """One resolution in progress: computes primitive effects step by step."""
+    """One resolution: carries out the action's steps on a table, each step recording its
+    primitive effects and why (a :class:`PlanStep`).
 
-    def __init__(self, rules: BlackPokerRules, flow: CoreFlow, req: Req, line: Resolve):
+    On the judge's table (``planning=False``) the steps change the board and the flow and
+    the log's claims decide what a hidden card was; :meth:`finish` compares the claims with
+    the plan and follows the table as played. On a working copy (``planning=True``,
+    :meth:`BlackPokerRules.plan_resolution`) nothing outside the copy changes: the turn
+    handed over and the request negated are effects of the plan only.
+    """
+
+    def __init__(self, rules: BlackPokerRules, flow: CoreFlow, req: Req, line: Resolve,
+                 planning: bool = False):
         self.r = rules
         self.flow = flow
         self.req = req
         self.line = line
+        self.planning = planning
         self.choices = dict(line.choices or {})
         self.a = req.action.data
-        self.effects: list[dict[str, Any]] = []
+        self.steps: list[PlanStep] = []
+        self.effects: list[Effect] = []
         self.findings: list[Finding] = []
         self.triggers: list[TriggerSpec] = []
         self.key_dest = "graveyard"
@@ -681,6 +713,9 @@ class _Resolving:
         self.cut_short: dict[tuple[str, str], int] = {}
         """A damage or draw the table could not carry out in full (too few cards in the
         deck): (op, player) -> the count the effect asked for."""
+        self.count_unknown: set[tuple[str, str]] = set()
+        """A damage or draw from a deck whose count the log does not give: (op, player).
+        Whether the whole effect was possible cannot be checked there."""
         self.claims: list[dict[str, Any]] = [
             {"op": e.op, **(e.model_extra or {})} for e in line.effects or []
         ]
@@ -706,7 +741,16 @@ class _Resolving:
                      expected="resolved", actual="fizzled")
             return
         for step in self.a.get("effect", []):
+            done, said = len(self.effects), len(self.why)
             getattr(self, "step_" + step["step"])(step)
+            self.steps.append(PlanStep(step["step"], self.effects[done:],
+                                       "; ".join(self.why[said:])))
+
+    def plan(self) -> ResolutionPlan:
+        """The steps as planned, with the requests the resolution triggers."""
+        self._after_triggers()
+        return ResolutionPlan(self.req.id, "fizzled" if self.fizzled else "resolved",
+                              self.steps, self.triggers)
 
     # Each step applies its effect to the board and records it as a primitive effect.
     def emit(self, **effect: Any) -> None:
@@ -781,6 +825,8 @@ class _Resolving:
                          "The life count is unknown: whether 1 or 2 cards are drawn cannot be "
                          "checked.", severity="warning")
         shown = self._claimed_cards("draw")
+        if b.deck is None:
+            self.count_unknown.add(("draw", player))
         got = self.r._draw(self.flow, player, n, shown)
         if len(got) < n:
             self.cut_short[("draw", player)] = n
@@ -830,7 +876,8 @@ class _Resolving:
     def step_end_turn(self, step: dict[str, Any]) -> None:
         nxt = self.flow.next_player(self.flow.turn_player or self.req.controller)
         self.r.modifiers.clear()  # "until the end of this turn" expires
-        self.flow.start_turn(nxt)
+        if not self.planning:
+            self.flow.start_turn(nxt)
         self.emit(op="turn", player=nxt)
 
     def step_designate_attackers(self, step: dict[str, Any]) -> None:
@@ -959,6 +1006,8 @@ class _Resolving:
         """Damage: top cards of the deck to the graveyard, as many as there are."""
         b = self.r.boards[player]
         shown = self._claimed_cards("damage", player)
+        if b.deck is None:
+            self.count_unknown.add(("damage", player))
         moved = []
         for i in range(amount):
             top = b.pop_deck()
@@ -991,11 +1040,18 @@ class _Resolving:
                        and e.get("card") in refs for e in self.claims)
 
     def _claimed_cards(self, op: str, player: str | None = None) -> list[str] | None:
-        for d in self.claims:
-            if d.get("op") == op and (player is None or d.get("player") == player):
-                cards = d.get("cards")
-                return [str(c) for c in cards] if isinstance(cards, list) else None
-        return None
+        """The cards the log shows for this ``op`` (to ``player``): the claims of that op
+        are read in order, the n-th for the n-th such effect of the resolution (several
+        unblocked attackers each deal their own damage)."""
+        def ours(d: Mapping[str, Any]) -> bool:
+            return d.get("op") == op and (player is None or d.get("player") == player)
+
+        done = sum(1 for e in self.effects if ours(e))
+        mine = [d for d in self.claims if ours(d)]
+        if done >= len(mine):
+            return None
+        cards = mine[done].get("cards")
+        return [str(c) for c in cards] if isinstance(cards, list) else None
 
     def _claimed_reveal(self, ref: str) -> str | None:
         for d in self.claims:
@@ -1065,7 +1121,8 @@ class _Resolving:
         if claims is not None and not any(
                 e.get("op") == "negate" and e.get("request") == target.id for e in self.claims):
             return  # the table did not negate it: reported with the claims, the game goes on
-        self.flow.negate(target.id)
+        if not self.planning:
+            self.flow.negate(target.id)
         owner = target.controller
         for k in tk:
             self.r.boards[owner].graveyard.append(_card_of(k))
@@ -1161,17 +1218,21 @@ class _Resolving:
                 elif dest == "fog":
                     b.fog.append(card)
         self._compare_claims()
-        after = self.r.after.get(self.req.action.id)
-        if after and not self.fizzled and after["action"] != "block":
-            ctl = self.flow.turn_player if self.r.actions[after["action"]].data.get(
-                "controller") == "turn_player" else controller
-            self.triggers.append(TriggerSpec(after["action"], self.req.id, ctl or controller))
-        elif after and after["action"] == "block":
-            pass  # added by designate_attackers when there is an attacker
+        self._after_triggers()
         return Resolution(
             result="fizzled" if self.fizzled else "resolved",
             effects=self.effects, findings=self.findings, triggers=self.triggers,
         )
+
+    def _after_triggers(self) -> None:
+        """The action the edition starts after this one resolved (Block is started by
+        designate_attackers, only when there is an attacker)."""
+        after = self.r.after.get(self.req.action.id)
+        if after and not self.fizzled and after["action"] != "block":
+            controller = self.req.controller
+            ctl = self.flow.turn_player if self.r.actions[after["action"]].data.get(
+                "controller") == "turn_player" else controller
+            self.triggers.append(TriggerSpec(after["action"], self.req.id, ctl or controller))
 
     def _compare_claims(self) -> None:
         claims = self.line.effects
@@ -1187,20 +1248,22 @@ class _Resolving:
                 self.rep("legality.key-card-not-to-graveyard", "bp4.3.3.2.1",
                          f"{t.get('card')} went to the {t.get('to')}; the rules send it to the "
                          f"{self.key_dest}.", expected=self.key_dest, actual=t.get("to"))
-        unmatched = list(ours)
-        extra = []
-        for t in theirs:
-            hit = next((o for o in unmatched if effect_fits(o, t)), None)
-            if hit is None:
-                extra.append(t)
-            else:
-                unmatched.remove(hit)
-        if not extra and not unmatched:
+        diff = compare(ours, theirs)
+        if not diff:
             return
+        unmatched, extra = diff.unmatched, diff.extra
         if self.fizzled != (self.line.result == "fizzled"):
             # The recorded result is wrong and already reported (fizzle-not-applied, or a
             # fizzle that should not be): a wrong resolution gets only that finding.
             self._apply_as_played(extra, [])
+            return
+        if self._fewer_from_an_uncounted_deck(unmatched, extra):
+            self.rep("log.hidden-info", "bp4.3.3.1.2",
+                     f"The log records fewer cards for {self.req.action.name} than the rules "
+                     f"give, from a {self.r.deck_zone} whose count is unknown: whether only "
+                     "part of the effect was possible cannot be checked; the table's count "
+                     "is followed.", severity="warning", expected=unmatched, actual=extra)
+            self._apply_as_played(extra, unmatched)
             return
         for o in unmatched:
             steps = self.sizes_used.get(str(o.get("player")))
@@ -1240,6 +1303,21 @@ class _Resolving:
                  expected=unmatched or "no such effect", actual=extra or "left out")
         self._apply_as_played(extra, unmatched)
 
+    def _fewer_from_an_uncounted_deck(self, unmatched: list[Effect],
+                                      extra: list[Effect]) -> bool:
+        """Every departure is a damage or draw the log records with fewer cards, from a deck
+        whose count is unknown (it may have run out: a partial effect, not a mistake)."""
+        pending = list(unmatched)
+        for t in extra:
+            o = next((o for o in pending if o["op"] == t.get("op")
+                      and o.get("player") == t.get("player")), None)
+            if o is None or (o["op"], str(o.get("player"))) not in self.count_unknown:
+                return False
+            if not isinstance(t.get("amount"), int) or t["amount"] >= int(o.get("amount", 0)):
+                return False
+            pending.remove(o)
+        return bool(extra) and not pending
+
     def _apply_as_played(self, extra: list[dict[str, Any]],
                          ours: list[dict[str, Any]]) -> None:
         """The table did otherwise than the rules say: follow the game as it was played.
@@ -1249,12 +1327,15 @@ class _Resolving:
         log, so a later deck-out is ruled on the real table). Other surplus claims are
         reported only (docs/decisions.md).
         """
+        pending = list(ours)
         for t in extra:
             op = t.get("op")
             if op in ("damage", "draw") and isinstance(t.get("amount"), int):
                 player = str(t.get("player"))
-                mine = next((o for o in ours if o["op"] == op and o.get("player") == player),
+                mine = next((o for o in pending if o["op"] == op and o.get("player") == player),
                             None)
+                if mine is not None:
+                    pending.remove(mine)
                 if mine is not None and player in self.r.boards:
                     self._recount(op, player, mine, t["amount"])
                 continue
