@@ -184,3 +184,23 @@ def test_fewer_damage_from_a_life_of_unknown_count_is_a_warning() -> None:
     lines = throwing(bob_life=20, recorded=9)
     del lines[0]["deck_sizes"]
     assert [(c, s) for c, s, _ in judged(lines)] == [("legality.effect-mismatch", 6)]
+
+
+def test_the_game_start_plan_skips_a_joker_soldier_and_breaks_reveal_ties() -> None:
+    rules = BlackPokerRules("9.0", "lite")
+    hand = [f"C{i}" for i in range(1, 8)]
+    decks = {"alice": ["H2", "JK1", "JK2", "S9", *hand, "D5", "D9", "S3"],
+             "bob": ["D3", "C13", *[f"H{i}" for i in range(1, 8)], "S5", "S4", "S8"]}
+    plan = rules.plan_game_start(["alice", "bob"], decks)
+    assert plan.presets is not None
+    assert plan.presets["alice"].model_dump() == {"bulwark": "H2", "soldier": "S9",
+                                                  "graveyard": ["JK1", "JK2"]}
+    assert plan.presets["bob"].soldier == "C13" and plan.presets["bob"].graveyard == []
+    assert plan.reveals == {"alice": ["D5", "D9"], "bob": ["S5", "S4"]}
+    assert plan.first_player == "alice" and plan.hands["alice"] == [*hand, "S3"]
+    assert decks["alice"][0] == "H2"  # the decks are read, not changed
+    game = [{**HEADER, "decks": decks},
+            {"seq": 2, "type": "game_started", "first_player": plan.first_player,
+             "reveals": plan.reveals, "hands": plan.hands,
+             "presets": {p: v.model_dump() for p, v in plan.presets.items()}}]
+    assert judged(game) == []

@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from coreflow_judge.adjudicator.claims import compare
@@ -44,7 +44,7 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN, Card, par
 from coreflow_judge.adjudicator.games.common import deck_out, load_edition_data, unknown_decks
 from coreflow_judge.adjudicator.plan import Effect, PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
-from coreflow_judge.events.models import Resolve
+from coreflow_judge.events.models import Preset, Resolve
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
@@ -68,6 +68,17 @@ def _card_of(ref: str) -> str:
 def _number(card: str) -> int | None:
     c = parse_card(card)
     return None if c is None else c.rank
+
+
+@dataclasses.dataclass(slots=True)
+class GameStartPlan:
+    """What the game start does on known decks: what ``game_started`` records."""
+
+    presets: dict[str, Preset] | None
+    hands: dict[str, list[str]]
+    """Each opening hand; the first player's ends with the card drawn after the reveals."""
+    reveals: dict[str, list[str]]
+    first_player: str
 
 
 class BlackPokerRules(RulesHooks):
@@ -157,7 +168,7 @@ class BlackPokerRules(RulesHooks):
                 b = self.boards[p]
                 top = b.pop_deck()
                 b.graveyard.append(card if card != UNKNOWN else (top or UNKNOWN))
-        first = self._first_by_reveals(flow, reveals)
+        first = self.first_by_reveals(flow.players, reveals)
         if first is not None and first != line.first_player:
             flow.report(
                 "legality.effect-mismatch", "bp4.2.1",
@@ -168,10 +179,14 @@ class BlackPokerRules(RulesHooks):
         extra = hands.get(fp, [])[self.pol["opening_hand"]:]
         self._draw(flow, fp, self.pol["first_player_draws"], extra or None)
 
-    def _first_by_reveals(self, flow: CoreFlow, reveals: dict[str, list[str]]) -> str | None:
-        if len(flow.players) != 2 or not all(p in reveals for p in flow.players):
+    @staticmethod
+    def first_by_reveals(players: Sequence[str], reveals: Mapping[str, list[str]]
+                         ) -> str | None:
+        """bp4.2.1: the higher revealed number goes first (a Joker is 0); on a tie the next
+        revealed cards decide. None while the reveals do not decide (or a face is hidden)."""
+        if len(players) != 2 or not all(p in reveals for p in players):
             return None
-        a, b = flow.players
+        a, b = players
         for ca, cb in zip(reveals[a], reveals[b], strict=False):
             na, nb = _number(ca), _number(cb)
             if na is None or nb is None:
@@ -216,6 +231,44 @@ class BlackPokerRules(RulesHooks):
             kind = self._summon_kind(card)
             b.field.append(Character(f"{player}:{card}", player, kind or "soldier", [card],
                                      [0], timestamp=self.tick()))
+
+    def plan_game_start(self, players: Sequence[str], decks: Mapping[str, list[str]]
+                        ) -> GameStartPlan:
+        """The game start on decks known card by card (top first), as the rules carry it
+        out: the 9.0 preset (the top card a bulwark, then the first card that may be the
+        soldier, the ones before it to the graveyard), the opening hands, reveals until the
+        numbers differ, and the first player's draw. Pure: nothing is changed. A deck too
+        short for all of it is a ValueError (a log's game start is checked by start_game).
+        """
+        top = dict.fromkeys(players, 0)
+
+        def take(p: str, n: int = 1) -> list[str]:
+            cards = decks[p][top[p]:top[p] + n]
+            if len(cards) < n:
+                raise ValueError(f"{p}'s deck runs out during the game start")
+            top[p] += n
+            return cards
+
+        presets: dict[str, Preset] | None = None
+        if self.pol["preset"]:
+            presets = {}
+            for p in players:
+                bulwark = take(p)[0]
+                graveyard: list[str] = []
+                soldier = take(p)[0]
+                while not self.may_be_preset_soldier(soldier):
+                    graveyard.append(soldier)
+                    soldier = take(p)[0]
+                presets[p] = Preset(bulwark=bulwark, soldier=soldier, graveyard=graveyard)
+        hands = {p: take(p, self.pol["opening_hand"]) for p in players}
+        reveals: dict[str, list[str]] = {p: [] for p in players}
+        first = None
+        while first is None:
+            for p in players:
+                reveals[p] += take(p)
+            first = self.first_by_reveals(players, reveals)
+        hands[first] = hands[first] + take(first, self.pol["first_player_draws"])
+        return GameStartPlan(presets, hands, reveals, first)
 
     def may_be_preset_soldier(self, card: str) -> bool | None:
         """The 9.0 preset: may ``card`` enter the field as the preset soldier in this format?

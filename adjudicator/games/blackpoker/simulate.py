@@ -49,7 +49,6 @@ from coreflow_judge.events.models import (
     LogLine,
     MatchStarted,
     Pass,
-    Preset,
     Request,
     Resolve,
     Stage,
@@ -117,8 +116,8 @@ class _Simulator:
     def _setup(self, edition: str, fmt: str, match_id: str) -> tuple[MatchStarted, GameStarted]:
         """Decks, presets (9.0), opening hands, reveals and the first player's draw.
 
-        The order is the engine's (``BlackPokerRules.start_game``): preset, 7 cards each,
-        reveals until the numbers differ (higher goes first), the first player draws.
+        The simulator shuffles the decks; what the start does with them is the rules' plan
+        (``BlackPokerRules.plan_game_start``).
         """
         rng = self.rng
         decks = {p: rng.sample(CARDS, rng.randint(*DECK_SIZE)) for p in PLAYERS}
@@ -126,41 +125,9 @@ class _Simulator:
             seq=1, match_id=match_id, game="blackpoker", rules=f"blackpoker/{edition}",
             format=fmt, players=list(PLAYERS), decks=decks, log_format=1,
         )
-        rules = BlackPokerRules(edition, fmt)
-        pol = rules.pol
-        top = {p: 0 for p in PLAYERS}
-        presets: dict[str, Preset] | None = None
-        if pol["preset"]:
-            presets = {}
-            for p in PLAYERS:
-                deck = decks[p]
-                bulwark = deck[0]
-                i = 1
-                grave = []
-                while not rules.may_be_preset_soldier(deck[i]):
-                    grave.append(deck[i])
-                    i += 1
-                presets[p] = Preset(bulwark=bulwark, soldier=deck[i], graveyard=grave)
-                top[p] = i + 1
-        hands: dict[str, list[str]] = {}
-        for p in PLAYERS:
-            n = pol["opening_hand"]
-            hands[p] = decks[p][top[p]:top[p] + n]
-            top[p] += n
-        reveals: dict[str, list[str]] = {p: [] for p in PLAYERS}
-        first = None
-        while first is None:
-            a, b = (decks[p][top[p]] for p in PLAYERS)
-            for p, c in zip(PLAYERS, (a, b), strict=True):
-                reveals[p].append(c)
-                top[p] += 1
-            ra, rb = _card(a).rank or 0, _card(b).rank or 0
-            if ra != rb:
-                first = PLAYERS[0] if ra > rb else PLAYERS[1]
-        n = pol["first_player_draws"]
-        hands[first] = hands[first] + decks[first][top[first]:top[first] + n]
-        start = GameStarted(seq=2, first_player=first, reveals=reveals, hands=hands,
-                            presets=presets)
+        plan = BlackPokerRules(edition, fmt).plan_game_start(PLAYERS, decks)
+        start = GameStarted(seq=2, first_player=plan.first_player, reveals=plan.reveals,
+                            hands=plan.hands, presets=plan.presets)
         return header, start
 
     # ------------------------------------------------------------------ the loop
