@@ -38,7 +38,7 @@ from typing import Any
 from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow, Req
 from coreflow_judge.adjudicator.game import ActionDef
 from coreflow_judge.adjudicator.games.blackpoker.board import Character, PlayerBoard
-from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN, parse_card
+from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 from coreflow_judge.adjudicator.judge import start_flow
 from coreflow_judge.adjudicator.plan import Effect
@@ -459,13 +459,6 @@ class _Simulator:
         if [self._deal(player) for _ in moved] != order[:len(moved)]:
             raise SimulationError("the shuffled deck was dealt twice differently")
         return [LogEffect.model_validate(e) for e in moved]
-
-
-def _card(code: str) -> Any:
-    card = parse_card(code)
-    if card is None:
-        raise SimulationError(f"not a card: {code!r}")
-    return card
 
 
 def _face(ref: str) -> str:
