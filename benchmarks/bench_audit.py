@@ -31,7 +31,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from coreflow_judge.adjudicator.simulate import game_seed, simulate_game  # noqa: E402
+from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game  # noqa: E402
+from coreflow_judge.adjudicator.simulate import game_seed  # noqa: E402
 from coreflow_judge.audit import AuditDB  # noqa: E402
 from coreflow_judge.events.models import LogLine, MatchStarted  # noqa: E402
 from coreflow_judge.events.store import open_recorder  # noqa: E402

@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game  # noqa: E402
 from coreflow_judge.adjudicator.judge import judge_file, judge_lines  # noqa: E402
-from coreflow_judge.adjudicator.simulate import simulate_game  # noqa: E402
 from coreflow_judge.events.models import LogLine  # noqa: E402
 from coreflow_judge.events.reader import LineError, dump_line, iter_lines  # noqa: E402
 from coreflow_judge.events.store import open_recorder  # noqa: E402

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from coreflow_judge.adjudicator import judge
 from coreflow_judge.adjudicator.flow import CoreFlow
+from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 from coreflow_judge.adjudicator.judge import judge_lines
 from coreflow_judge.adjudicator.plugins import game_plugin
-from coreflow_judge.adjudicator.simulate import simulate_game
 from coreflow_judge.audit import AuditDB
 from coreflow_judge.events.models import LogLine
 from coreflow_judge.events.store import open_recorder

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 from coreflow_judge.adjudicator.games.duel_masters.simulate import (
     simulate_game as simulate_duel_masters,
 )
 from coreflow_judge.adjudicator.games.i_language.simulate import (
     simulate_game as simulate_i_language,
 )
-from coreflow_judge.adjudicator.simulate import simulate_game
 from coreflow_judge.events.models import Cost, LogLine, MatchStarted, Request, Resolve
 
 from tests.logtools import Log, judge

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 from coreflow_judge.adjudicator.judge import normalize_lines
-from coreflow_judge.adjudicator.simulate import simulate_game
 from coreflow_judge.events.models import GameEnded
 from coreflow_judge.events.reader import LineError, iter_lines
 from hypothesis import given, settings

@@ -167,7 +167,7 @@ def test_copies_share_nothing_the_flow_changes(long_lines: list[str]) -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_boards_of_simulated_games_equal_a_replay(edition: str, seed: int) -> None:
     """Real games (every action of the lite format): checkpoints every 16 lines."""
-    from coreflow_judge.adjudicator.simulate import simulate_game
+    from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 
     lines = simulate_game(edition, seed)
     p = BoardProjector.from_lines(lines, every=16)

@@ -25,14 +25,10 @@ from pathlib import Path
 import pytest
 from coreflow_judge.adjudicator.findings import CODES
 from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow
+from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 from coreflow_judge.adjudicator.judge import judge_file, judge_lines, normalize_lines, start_flow
-from coreflow_judge.adjudicator.simulate import (
-    SimulationError,
-    dump_log,
-    game_seed,
-    simulate_game,
-    write_games,
-)
+from coreflow_judge.adjudicator.simulate import dump_log, game_seed, write_games
+from coreflow_judge.adjudicator.simulation import SimulationError
 from coreflow_judge.events.models import (
     GameEnded,
     GameStarted,
@@ -300,6 +296,24 @@ def test_header_and_game_start(pool: dict[str, list[Log]]) -> None:
                 assert 40 <= len(deck) <= 54 and len(set(deck)) == len(deck)
                 assert len(start.hands[p]) == (8 if p == start.first_player else 7)
             assert (start.presets is not None) == (edition == "9.0")
+
+
+def test_the_simulator_lives_in_its_game_and_writes_the_rules_plan() -> None:
+    """The BlackPoker simulator is in its game's folder (re-exported for the dispatch) and
+    writes the plan of the rules as the table's claims: resolutions of many kinds carry
+    effects, every one of them the plan's."""
+    from coreflow_judge.adjudicator.games.blackpoker import simulate as bp_simulate
+
+    assert simulate_game is bp_simulate.simulate_game
+    claimed: Counter[str] = Counter()
+    for seed in range(3):
+        lines = simulate_game("9.0", seed)
+        flow = start_flow(lines[0])
+        for line in lines[1:]:
+            if isinstance(line, Resolve) and line.effects:
+                claimed[flow.requests[line.request].action.id] += 1
+            flow.feed(line)
+    assert {"attack", "damage_judge", "end", "set_bulwark"} <= set(claimed), claimed
 
 
 def test_max_lines_stops_an_unfinished_game() -> None:

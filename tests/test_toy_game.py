@@ -361,12 +361,6 @@ def test_a_game_object_that_contradicts_itself_is_refused() -> None:
 # ---------------------------------------------------------------------------- no game named
 CORE_FOLDERS = ("adjudicator", "events", "projections", "cli", "audit")
 GAME_NAME = re.compile(r"black[\s_-]*poker|duel[\s_-]*masters|i[\s_-]*language", re.IGNORECASE)
-AWAITING_MOVE = {
-    "adjudicator/simulate.py": "the BlackPoker simulator still lives here; it moves into "
-                               "adjudicator/games/blackpoker/ (branch plan-bp): drop this "
-                               "entry once it has",
-}
-"""Files allowed to name a game for now, each with the reason."""
 
 
 def _prose_strings(tree: ast.AST) -> set[int]:
@@ -440,7 +434,4 @@ def test_no_code_outside_a_games_folder_names_a_game() -> None:
             hits = game_names_in_code(path.read_text(encoding="utf-8"))
             if hits:
                 found[rel] = hits
-    for rel, reason in AWAITING_MOVE.items():
-        assert found.pop(rel, None), f"{rel} names no game any more: drop it from AWAITING_MOVE"
-        assert reason
     assert found == {}

@@ -7,6 +7,7 @@ cards the log has shown plus a count of unseen ones.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,6 +99,15 @@ class PlayerBoard:
         if not self.deck:
             return None
         return self.deck.pop(0)
+
+    def copy(self) -> PlayerBoard:
+        """A board of its own with the same cards (characters copied too)."""
+        return PlayerBoard(
+            None if self.deck is None else list(self.deck), Counter(self.hand_known),
+            self.hand_unknown, list(self.graveyard), list(self.fog),
+            [dataclasses.replace(ch, cards=list(ch.cards), entered=list(ch.entered))
+             for ch in self.field],
+        )
 
     def character(self, ref: str) -> Character | None:
         for ch in self.field:

@@ -66,7 +66,7 @@ def rules(header: MatchStarted, edition: str) -> BlackPokerRules:
 
 def simulate(edition: str, fmt: str, seed: int, match_id: str) -> list[LogLine]:
     """One seeded random legal game, its complete log."""
-    from coreflow_judge.adjudicator.simulate import simulate_game
+    from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 
     return simulate_game(edition, seed, fmt, match_id=match_id)
 

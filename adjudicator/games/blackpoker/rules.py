@@ -22,10 +22,13 @@ fixed count) · ``discard_to_hand_limit`` (choice ``discard``) · ``fog_to_grave
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import itertools
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from coreflow_judge.adjudicator.claims import compare
 from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.game import (
     ActionDef,
@@ -46,17 +49,14 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     parse_card,
     split_ref,
 )
-from coreflow_judge.adjudicator.games.common import (
-    deck_out,
-    effect_fits,
-    load_edition_data,
-    unknown_decks,
-)
+from coreflow_judge.adjudicator.games.common import deck_out, load_edition_data, unknown_decks
+from coreflow_judge.adjudicator.plan import Effect, PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
+from coreflow_judge.events.models import Preset, Resolve
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
-    from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Resolve
+    from coreflow_judge.events.models import GameStarted, MatchStarted, Request
 
 EDITIONS = ("6.1", "9.0")
 FORMATS = ("lite",)
@@ -68,14 +68,6 @@ def load_edition(edition: str) -> dict[str, Any]:
     return load_edition_data("coreflow_judge.adjudicator.games.blackpoker", edition)
 
 
-@dataclass(slots=True)
-class Pending:
-    """Scratch state of an attack in progress: who attacks, who blocks."""
-
-    attackers: list[str]
-    blockers: dict[str, list[str]]
-
-
 def _card_of(ref: str) -> str:
     parts = split_ref(ref)
     return parts[1] if parts else ref
@@ -84,6 +76,17 @@ def _card_of(ref: str) -> str:
 def _number(card: str) -> int | None:
     c = parse_card(card)
     return None if c is None else c.rank
+
+
+@dataclasses.dataclass(slots=True)
+class GameStartPlan:
+    """What the game start does on known decks: what ``game_started`` records."""
+
+    presets: dict[str, Preset] | None
+    hands: dict[str, list[str]]
+    """Each opening hand; the first player's ends with the card drawn after the reveals."""
+    reveals: dict[str, list[str]]
+    first_player: str
 
 
 class BlackPokerRules(RulesHooks):
@@ -173,7 +176,7 @@ class BlackPokerRules(RulesHooks):
                 b = self.boards[p]
                 top = b.pop_deck()
                 b.graveyard.append(card if card != UNKNOWN else (top or UNKNOWN))
-        first = self._first_by_reveals(flow, reveals)
+        first = self.first_by_reveals(flow.players, reveals)
         if first is not None and first != line.first_player:
             flow.report(
                 "legality.effect-mismatch", "bp4.2.1",
@@ -184,10 +187,14 @@ class BlackPokerRules(RulesHooks):
         extra = hands.get(fp, [])[self.pol["opening_hand"]:]
         self._draw(flow, fp, self.pol["first_player_draws"], extra or None)
 
-    def _first_by_reveals(self, flow: CoreFlow, reveals: dict[str, list[str]]) -> str | None:
-        if len(flow.players) != 2 or not all(p in reveals for p in flow.players):
+    @staticmethod
+    def first_by_reveals(players: Sequence[str], reveals: Mapping[str, list[str]]
+                         ) -> str | None:
+        """bp4.2.1: the higher revealed number goes first (a Joker is 0); on a tie the next
+        revealed cards decide. None while the reveals do not decide (or a face is hidden)."""
+        if len(players) != 2 or not all(p in reveals for p in players):
             return None
-        a, b = flow.players
+        a, b = players
         for ca, cb in zip(reveals[a], reveals[b], strict=False):
             na, nb = _number(ca), _number(cb)
             if na is None or nb is None:
@@ -213,14 +220,84 @@ class BlackPokerRules(RulesHooks):
             top = b.pop_deck()
             card = _card_of(g)
             self._check_top(flow, player, top, card)
+            if self.may_be_preset_soldier(card) is True:
+                flow.report("legality.effect-mismatch", "bp4.2.1",
+                            f"{player}'s preset puts {card} into the graveyard, but it can be "
+                            "the soldier: the preset puts the first card that can onto the "
+                            "field.", expected="soldier", actual="graveyard")
             b.graveyard.append(card)
         if preset.soldier:
             top = b.pop_deck()
             card = _card_of(preset.soldier)
             self._check_top(flow, player, top, card)
+            if self.may_be_preset_soldier(card) is False:
+                flow.report("legality.effect-mismatch", "bp4.2.1",
+                            f"{player}'s preset soldier {card} cannot be a soldier in this "
+                            f"format (a soldier is {self._preset_soldier_text()}): the preset "
+                            "puts it into the graveyard and takes the next life card as the "
+                            "soldier.", expected="graveyard", actual="soldier")
             kind = self._summon_kind(card)
             b.field.append(Character(f"{player}:{card}", player, kind or "soldier", [card],
                                      [0], timestamp=self.tick()))
+
+    def plan_game_start(self, players: Sequence[str], decks: Mapping[str, list[str]]
+                        ) -> GameStartPlan:
+        """The game start on decks known card by card (top first), as the rules carry it
+        out: the 9.0 preset (the top card a bulwark, then the first card that may be the
+        soldier, the ones before it to the graveyard), the opening hands, reveals until the
+        numbers differ, and the first player's draw. Pure: nothing is changed. A deck too
+        short for all of it is a ValueError (a log's game start is checked by start_game).
+        """
+        top = dict.fromkeys(players, 0)
+
+        def take(p: str, n: int = 1) -> list[str]:
+            cards = decks[p][top[p]:top[p] + n]
+            if len(cards) < n:
+                raise ValueError(f"{p}'s deck runs out during the game start")
+            top[p] += n
+            return cards
+
+        presets: dict[str, Preset] | None = None
+        if self.pol["preset"]:
+            presets = {}
+            for p in players:
+                bulwark = take(p)[0]
+                graveyard: list[str] = []
+                soldier = take(p)[0]
+                while not self.may_be_preset_soldier(soldier):
+                    graveyard.append(soldier)
+                    soldier = take(p)[0]
+                presets[p] = Preset(bulwark=bulwark, soldier=soldier, graveyard=graveyard)
+        hands = {p: take(p, self.pol["opening_hand"]) for p in players}
+        reveals: dict[str, list[str]] = {p: [] for p in players}
+        first = None
+        while first is None:
+            for p in players:
+                reveals[p] += take(p)
+            first = self.first_by_reveals(players, reveals)
+        hands[first] = hands[first] + take(first, self.pol["first_player_draws"])
+        return GameStartPlan(presets, hands, reveals, first)
+
+    def may_be_preset_soldier(self, card: str) -> bool | None:
+        """The 9.0 preset: may ``card`` enter the field as the preset soldier in this format?
+
+        Decided by the edition data's ``preset_soldier_ranks`` (lite: A-K; a Joker would be
+        a magician, which lite does not have, so it goes to the graveyard and the next life
+        card is tried). None when the face is not shown.
+        """
+        c = parse_card(card)
+        if c is None or c.rank is None:
+            return None
+        return c.rank in self.pol.get("preset_soldier_ranks", ())
+
+    def _preset_soldier_text(self) -> str:
+        names = {0: "Joker", 1: "A", 11: "J", 12: "Q", 13: "K"}
+        ranks = sorted(self.pol.get("preset_soldier_ranks", ()))
+        if not ranks:
+            return "no card"
+        if ranks == list(range(ranks[0], ranks[-1] + 1)):
+            return f"{names.get(ranks[0], ranks[0])}-{names.get(ranks[-1], ranks[-1])}"
+        return ", ".join(str(names.get(r, r)) for r in ranks)
 
     def _summon_kind(self, card: str) -> str | None:
         n = _number(card)
@@ -589,10 +666,39 @@ class BlackPokerRules(RulesHooks):
 
     # ------------------------------------------------------------------ resolving
     def resolve(self, flow: CoreFlow, req: Req, line: Resolve) -> Resolution:
-        """Carry out the request's effect steps, compare with the log, apply."""
+        """The judge's resolution: the plan's steps carried out on the table, the log's
+        claims compared with the plan (:func:`~coreflow_judge.adjudicator.claims.compare`),
+        the difference ruled on, and the table following the game as it was played."""
         ctx = _Resolving(self, flow, req, line)
         ctx.run()
         return ctx.finish()
+
+    def plan_resolution(self, flow: CoreFlow, req: Req, choices: Mapping[str, Any],
+                        decks: Mapping[str, list[str]] | None = None) -> ResolutionPlan:
+        """What resolving ``req`` with ``choices`` does on the current table, step by step.
+
+        Pure: the steps run on a working copy of the table (the same steps the judge
+        carries out), and neither this rules module, the flow nor the request changes.
+        ``decks`` gives a player's deck, top first, where the caller knows more than the log
+        (a simulator that dealt a shuffled deck); a log's reader leaves it out.
+        """
+        twin = self._working_copy()
+        for player, deck in (decks or {}).items():
+            twin.boards[player].deck = list(deck)
+        line = Resolve(seq=flow.next_seq, request=req.id, result="resolved",
+                       choices=dict(choices) or None)
+        ctx = _Resolving(twin, flow, dataclasses.replace(req, data=dict(req.data)), line,
+                         planning=True)
+        ctx.run()
+        return ctx.plan()
+
+    def _working_copy(self) -> BlackPokerRules:
+        """This rules module with a table of its own: boards and abilities copied."""
+        twin = copy.copy(self)
+        twin.boards = {p: b.copy() for p, b in self.boards.items()}
+        twin.modifiers = list(self.modifiers)
+        twin._notes = []
+        return twin
 
     def _leave_field(self, ch: Character, to: str) -> list[TriggerSpec]:
         """A character leaves the field; 世代交代 triggers per Joker/A/J/Q/K card."""
@@ -641,16 +747,27 @@ class BlackPokerRules(RulesHooks):
 
 
 class _Resolving:
-    """One resolution in progress: computes primitive effects step by step."""
+    """One resolution: carries out the action's steps on a table, each step recording its
+    primitive effects and why (a :class:`PlanStep`).
 
-    def __init__(self, rules: BlackPokerRules, flow: CoreFlow, req: Req, line: Resolve):
+    On the judge's table (``planning=False``) the steps change the board and the flow and
+    the log's claims decide what a hidden card was; :meth:`finish` compares the claims with
+    the plan and follows the table as played. On a working copy (``planning=True``,
+    :meth:`BlackPokerRules.plan_resolution`) nothing outside the copy changes: the turn
+    handed over and the request negated are effects of the plan only.
+    """
+
+    def __init__(self, rules: BlackPokerRules, flow: CoreFlow, req: Req, line: Resolve,
+                 planning: bool = False):
         self.r = rules
         self.flow = flow
         self.req = req
         self.line = line
+        self.planning = planning
         self.choices = dict(line.choices or {})
         self.a = req.action.data
-        self.effects: list[dict[str, Any]] = []
+        self.steps: list[PlanStep] = []
+        self.effects: list[Effect] = []
         self.findings: list[Finding] = []
         self.triggers: list[TriggerSpec] = []
         self.key_dest = "graveyard"
@@ -659,6 +776,12 @@ class _Resolving:
         """Why a step had no effect, in a judge's words (quoted when the log disagrees)."""
         self.sizes_used: dict[str, list[str]] = {}
         """Damage dealt by a size: the player hit -> the size's computation, step by step."""
+        self.cut_short: dict[tuple[str, str], int] = {}
+        """A damage or draw the table could not carry out in full (too few cards in the
+        deck): (op, player) -> the count the effect asked for."""
+        self.count_unknown: set[tuple[str, str]] = set()
+        """A damage or draw from a deck whose count the log does not give: (op, player).
+        Whether the whole effect was possible cannot be checked there."""
         self.claims: list[dict[str, Any]] = [
             {"op": e.op, **(e.model_extra or {})} for e in line.effects or []
         ]
@@ -684,7 +807,16 @@ class _Resolving:
                      expected="resolved", actual="fizzled")
             return
         for step in self.a.get("effect", []):
+            done, said = len(self.effects), len(self.why)
             getattr(self, "step_" + step["step"])(step)
+            self.steps.append(PlanStep(step["step"], self.effects[done:],
+                                       "; ".join(self.why[said:])))
+
+    def plan(self) -> ResolutionPlan:
+        """The steps as planned, with the requests the resolution triggers."""
+        self._after_triggers()
+        return ResolutionPlan(self.req.id, "fizzled" if self.fizzled else "resolved",
+                              self.steps, self.triggers)
 
     # Each step applies its effect to the board and records it as a primitive effect.
     def emit(self, **effect: Any) -> None:
@@ -759,7 +891,11 @@ class _Resolving:
                          "The life count is unknown: whether 1 or 2 cards are drawn cannot be "
                          "checked.", severity="warning")
         shown = self._claimed_cards("draw")
+        if b.deck is None:
+            self.count_unknown.add(("draw", player))
         got = self.r._draw(self.flow, player, n, shown)
+        if len(got) < n:
+            self.cut_short[("draw", player)] = n
         self.emit(op="draw", player=player, amount=len(got),
                   cards=[f"{player}:{c}" for c in got])
 
@@ -806,7 +942,8 @@ class _Resolving:
     def step_end_turn(self, step: dict[str, Any]) -> None:
         nxt = self.flow.next_player(self.flow.turn_player or self.req.controller)
         self.r.modifiers.clear()  # "until the end of this turn" expires
-        self.flow.start_turn(nxt)
+        if not self.planning:
+            self.flow.start_turn(nxt)
         self.emit(op="turn", player=nxt)
 
     def step_designate_attackers(self, step: dict[str, Any]) -> None:
@@ -935,6 +1072,8 @@ class _Resolving:
         """Damage: top cards of the deck to the graveyard, as many as there are."""
         b = self.r.boards[player]
         shown = self._claimed_cards("damage", player)
+        if b.deck is None:
+            self.count_unknown.add(("damage", player))
         moved = []
         for i in range(amount):
             top = b.pop_deck()
@@ -944,6 +1083,8 @@ class _Resolving:
             card = claimed if top == UNKNOWN else top
             b.graveyard.append(card)
             moved.append(f"{player}:{card}")
+        if len(moved) < amount:
+            self.cut_short[("damage", player)] = amount
         self.emit(op="damage", player=player, amount=len(moved), cards=moved)
 
     def _destroy(self, ch: Character) -> None:
@@ -965,11 +1106,18 @@ class _Resolving:
                        and e.get("card") in refs for e in self.claims)
 
     def _claimed_cards(self, op: str, player: str | None = None) -> list[str] | None:
-        for d in self.claims:
-            if d.get("op") == op and (player is None or d.get("player") == player):
-                cards = d.get("cards")
-                return [str(c) for c in cards] if isinstance(cards, list) else None
-        return None
+        """The cards the log shows for this ``op`` (to ``player``): the claims of that op
+        are read in order, the n-th for the n-th such effect of the resolution (several
+        unblocked attackers each deal their own damage)."""
+        def ours(d: Mapping[str, Any]) -> bool:
+            return d.get("op") == op and (player is None or d.get("player") == player)
+
+        done = sum(1 for e in self.effects if ours(e))
+        mine = [d for d in self.claims if ours(d)]
+        if done >= len(mine):
+            return None
+        cards = mine[done].get("cards")
+        return [str(c) for c in cards] if isinstance(cards, list) else None
 
     def _claimed_reveal(self, ref: str) -> str | None:
         for d in self.claims:
@@ -1039,7 +1187,8 @@ class _Resolving:
         if claims is not None and not any(
                 e.get("op") == "negate" and e.get("request") == target.id for e in self.claims):
             return  # the table did not negate it: reported with the claims, the game goes on
-        self.flow.negate(target.id)
+        if not self.planning:
+            self.flow.negate(target.id)
         owner = target.controller
         for k in tk:
             self.r.boards[owner].graveyard.append(_card_of(k))
@@ -1135,17 +1284,21 @@ class _Resolving:
                 elif dest == "fog":
                     b.fog.append(card)
         self._compare_claims()
-        after = self.r.after.get(self.req.action.id)
-        if after and not self.fizzled and after["action"] != "block":
-            ctl = self.flow.turn_player if self.r.actions[after["action"]].data.get(
-                "controller") == "turn_player" else controller
-            self.triggers.append(TriggerSpec(after["action"], self.req.id, ctl or controller))
-        elif after and after["action"] == "block":
-            pass  # added by designate_attackers when there is an attacker
+        self._after_triggers()
         return Resolution(
             result="fizzled" if self.fizzled else "resolved",
             effects=self.effects, findings=self.findings, triggers=self.triggers,
         )
+
+    def _after_triggers(self) -> None:
+        """The action the edition starts after this one resolved (Block is started by
+        designate_attackers, only when there is an attacker)."""
+        after = self.r.after.get(self.req.action.id)
+        if after and not self.fizzled and after["action"] != "block":
+            controller = self.req.controller
+            ctl = self.flow.turn_player if self.r.actions[after["action"]].data.get(
+                "controller") == "turn_player" else controller
+            self.triggers.append(TriggerSpec(after["action"], self.req.id, ctl or controller))
 
     def _compare_claims(self) -> None:
         claims = self.line.effects
@@ -1161,20 +1314,22 @@ class _Resolving:
                 self.rep("legality.key-card-not-to-graveyard", "bp4.3.3.2.1",
                          f"{t.get('card')} went to the {t.get('to')}; the rules send it to the "
                          f"{self.key_dest}.", expected=self.key_dest, actual=t.get("to"))
-        unmatched = list(ours)
-        extra = []
-        for t in theirs:
-            hit = next((o for o in unmatched if effect_fits(o, t)), None)
-            if hit is None:
-                extra.append(t)
-            else:
-                unmatched.remove(hit)
-        if not extra and not unmatched:
+        diff = compare(ours, theirs)
+        if not diff:
             return
+        unmatched, extra = diff.unmatched, diff.extra
         if self.fizzled != (self.line.result == "fizzled"):
             # The recorded result is wrong and already reported (fizzle-not-applied, or a
             # fizzle that should not be): a wrong resolution gets only that finding.
             self._apply_as_played(extra, [])
+            return
+        if self._fewer_from_an_uncounted_deck(unmatched, extra):
+            self.rep("log.hidden-info", "bp4.3.3.1.2",
+                     f"The log records fewer cards for {self.req.action.name} than the rules "
+                     f"give, from a {self.r.deck_zone} whose count is unknown: whether only "
+                     "part of the effect was possible cannot be checked; the table's count "
+                     "is followed.", severity="warning", expected=unmatched, actual=extra)
+            self._apply_as_played(extra, unmatched)
             return
         for o in unmatched:
             steps = self.sizes_used.get(str(o.get("player")))
@@ -1188,13 +1343,24 @@ class _Resolving:
                          actual=next(t.get("amount") for t in extra if t.get("op") == "damage"))
                 self._apply_as_played(extra, unmatched)
                 return
-        partial = [o for o in unmatched if o["op"] in ("damage", "draw")]
-        if partial and any(t.get("op") == partial[0]["op"] for t in extra):
-            self.rep("legality.partial-not-applied", "bp4.3.3.1.2",
-                     f"Only part of {self.req.action.name}'s effect was possible: that part "
-                     "must be carried out exactly, and the log records it otherwise.",
-                     expected=partial, actual=[t for t in extra if t.get("op") ==
-                                               partial[0]["op"]])
+        counted = [o for o in unmatched if o["op"] in ("damage", "draw")]
+        miscount = [t for t in extra if counted and t.get("op") == counted[0]["op"]]
+        if miscount:
+            o = counted[0]
+            wanted = self.cut_short.get((o["op"], str(o.get("player"))))
+            if wanted is not None:
+                # bp4.3.3.1.2: the deck held too few cards for the whole effect.
+                self.rep("legality.partial-not-applied", "bp4.3.3.1.2",
+                         f"Only part of {self.req.action.name}'s effect was possible "
+                         f"({o['op']} {wanted}, {o.get('amount')} card(s) left): that part "
+                         "must be carried out exactly, and the log records it otherwise.",
+                         expected=counted, actual=miscount)
+            else:
+                self.rep("legality.effect-mismatch", "bp4.3.3",
+                         f"The recorded {o['op']} of {self.req.action.name} has another count "
+                         f"than the rules': {o.get('amount')} card(s), which the table could "
+                         "carry out in full.",
+                         expected=counted, actual=miscount)
             self._apply_as_played(extra, unmatched)
             return
         why = f": {'; '.join(self.why)}" if self.why else ""
@@ -1202,6 +1368,21 @@ class _Resolving:
                  f"The recorded effects of {self.req.action.name} differ from the rules'{why}.",
                  expected=unmatched or "no such effect", actual=extra or "left out")
         self._apply_as_played(extra, unmatched)
+
+    def _fewer_from_an_uncounted_deck(self, unmatched: list[Effect],
+                                      extra: list[Effect]) -> bool:
+        """Every departure is a damage or draw the log records with fewer cards, from a deck
+        whose count is unknown (it may have run out: a partial effect, not a mistake)."""
+        pending = list(unmatched)
+        for t in extra:
+            o = next((o for o in pending if o["op"] == t.get("op")
+                      and o.get("player") == t.get("player")), None)
+            if o is None or (o["op"], str(o.get("player"))) not in self.count_unknown:
+                return False
+            if not isinstance(t.get("amount"), int) or t["amount"] >= int(o.get("amount", 0)):
+                return False
+            pending.remove(o)
+        return bool(extra) and not pending
 
     def _apply_as_played(self, extra: list[dict[str, Any]],
                          ours: list[dict[str, Any]]) -> None:
@@ -1212,12 +1393,15 @@ class _Resolving:
         log, so a later deck-out is ruled on the real table). Other surplus claims are
         reported only (docs/decisions.md).
         """
+        pending = list(ours)
         for t in extra:
             op = t.get("op")
             if op in ("damage", "draw") and isinstance(t.get("amount"), int):
                 player = str(t.get("player"))
-                mine = next((o for o in ours if o["op"] == op and o.get("player") == player),
+                mine = next((o for o in pending if o["op"] == op and o.get("player") == player),
                             None)
+                if mine is not None:
+                    pending.remove(mine)
                 if mine is not None and player in self.r.boards:
                     self._recount(op, player, mine, t["amount"])
                 continue
