@@ -1,8 +1,17 @@
-"""Shared pytest configuration."""
+"""Shared pytest configuration: markers, and the Hypothesis profile of the run.
+
+The profile (``ci`` unless ``HYPOTHESIS_PROFILE`` names another) is loaded here, before
+any test module is imported, so every property test's settings build on it; the profiles
+themselves are in tests/hypothesis_profiles.py.
+"""
 
 from __future__ import annotations
 
 import pytest
+
+from tests.hypothesis_profiles import load_profile
+
+load_profile()
 
 
 def pytest_configure(config: pytest.Config) -> None:

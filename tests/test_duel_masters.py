@@ -35,9 +35,10 @@ from coreflow_judge.events.models import (
     Resolve,
     Trigger,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
 from tests.logtools import Garbage, Log, errors, judge, mutate, renumber
 
 GAMES = 300
@@ -233,8 +234,7 @@ def sites(sparse_pool: list[Log]) -> dict[str, list[tuple[int, int, int]]]:
     return out
 
 
-SETTINGS = settings(max_examples=25, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = examples(25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @SETTINGS
@@ -438,7 +438,7 @@ GARBAGE = Garbage(GARBAGE_CHOICES, GARBAGE_TARGETS, GARBAGE_KEYS, GARBAGE_EFFECT
                   ACTIONS)
 
 
-@settings(max_examples=80, deadline=None)
+@examples(80)
 @given(seed=st.integers(0, 10**9), sparse_form=st.booleans(), edits=st.integers(1, 3),
        data=st.data())
 def test_judge_reports_edited_logs_without_crashing(seed: int, sparse_form: bool, edits: int,

@@ -26,6 +26,9 @@ FIXTURES = ROOT / "fixtures"
 EXPECTED = sorted(FIXTURES.glob("**/*.expected.json"))
 
 #: Logs written with every derived line: normalizing them must give them back unchanged.
+#: The ruling plugin's module, as the project's pytest settings name it after ``-p``.
+PLUGIN = "coreflow_judge.adjudicator.pytest_plugin"
+
 COMPLETE_LOGS = ("rulings/lite/attack-block-damage-9.0", "rulings/lite/end-charge-draw-6.1")
 
 #: Codes no BlackPoker lite log can raise (docs/findings.md says why for each).
@@ -56,8 +59,9 @@ def _load(expected: Path) -> dict[str, Any]:
 
 
 def test_the_rulings_plugin_is_active(request: pytest.FixtureRequest) -> None:
-    """Plain ``pytest`` judges every fixture through the package's pytest11 plugin."""
-    assert request.config.pluginmanager.has_plugin("coreflow-rulings")
+    """Plain ``pytest`` of this project judges every fixture: the project's pytest
+    settings load the plugin with ``-p`` (there is no pytest11 entry point)."""
+    assert request.config.pluginmanager.has_plugin(PLUGIN)
 
 
 @pytest.mark.parametrize("expected", EXPECTED, ids=_fixture_id)

@@ -25,9 +25,10 @@ from coreflow_judge.adjudicator.games.i_language.simulate import simulate_game
 from coreflow_judge.adjudicator.judge import JudgeInputError, Report, judge_file, normalize_lines
 from coreflow_judge.events.models import GameEnded, MatchStarted, Request, Resolve, Roll
 from coreflow_judge.events.reader import read_log
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
 from tests.logtools import Log, errors, identity, judge, renumber
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +36,7 @@ FIXTURES = ROOT / "fixtures" / "rulings" / "i_language"
 GAMES = 300
 DERIVED = {"turn_started", "chance_moved", "trigger"}
 
-PROPERTY = settings(max_examples=20, deadline=None)
+PROPERTY = examples(20)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -630,7 +631,7 @@ def _mutate(lines: Log, data: st.DataObject) -> None:
                                                "sides": data.draw(st.integers(2, 7))})
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(seed=st.integers(0, 10**6), thin=st.booleans(), data=st.data())
 def test_judge_reports_edited_logs_without_crashing(seed: int, thin: bool,
                                                     data: st.DataObject) -> None:

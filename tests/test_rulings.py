@@ -71,7 +71,8 @@ def test_a_broken_judge_fails_plain_pytest_with_line_and_rule(tmp_path: Path) ->
     (tmp_path / "conftest.py").write_text(BREAK_THE_JUDGE, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", str(rulings)],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+         "-p", "coreflow_judge.adjudicator.pytest_plugin", str(rulings)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )
     out = run.stdout + run.stderr

@@ -46,9 +46,10 @@ from coreflow_judge.events.models import (
 )
 from coreflow_judge.events.reader import iter_lines, read_log, verify_chain
 from coreflow_judge.events.store import open_recorder
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
 from tests.logtools import Garbage, Log, errors, identity, judge, mutate, renumber
 
 EDITIONS = ("6.1", "9.0")
@@ -183,8 +184,7 @@ def assert_first_error(found: list[tuple[str, int]], code: str, seq: int) -> Non
     assert min(s for _, s in found) == seq, f"an error before line {seq}: {found[:8]}"
 
 
-MISTAKE_SETTINGS = settings(max_examples=30, deadline=None,
-                            suppress_health_check=[HealthCheck.too_slow])
+MISTAKE_SETTINGS = examples(30, suppress_health_check=[HealthCheck.too_slow])
 
 
 # ---------------------------------------------------------------------------- (a) legal games
@@ -350,7 +350,7 @@ def test_recorded_simulated_games_export_unchanged(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- (b) sparse logs
-@settings(max_examples=24, deadline=None)
+@examples(24)
 @given(edition=st.sampled_from(EDITIONS), seed=st.integers(0, 10**9))
 def test_sparse_log_normalizes_to_the_complete_log(edition: str, seed: int) -> None:
     complete = simulate_game(edition, seed)
@@ -389,9 +389,14 @@ def rename_triggered(lines: Log, shuffle: random.Random | None = None) -> Log:
     return out
 
 
-@settings(max_examples=24, deadline=None)
+@examples(24)
 @given(edition=st.sampled_from(EDITIONS), seed=st.integers(0, 10**9),
        keep_triggers=st.booleans(), shuffled=st.none() | st.randoms(use_true_random=False))
+# Issue 7, defect 1: two simultaneous Next Generation triggers named t1, t2... like the
+# judge's own ids are bound crosswise. Pinned as an expected failure until the fix lands;
+# then drop `.xfail(...)` (Hypothesis fails the run when a pinned xfail example passes).
+@example(edition="9.0", seed=1878198, keep_triggers=True, shuffled=random.Random(23)).xfail(
+    raises=AssertionError, reason="issue 7 defect 1: triggered-request ids bound crosswise")
 def test_sparse_log_with_its_own_trigger_ids(edition: str, seed: int, keep_triggers: bool,
                                              shuffled: random.Random | None) -> None:
     """The log may name triggered requests as it likes, even with the ids the judge makes
@@ -429,7 +434,7 @@ def interchangeable(lines: Log) -> list[str]:
     return out
 
 
-@settings(max_examples=24, deadline=None)
+@examples(24)
 @given(edition=st.sampled_from(EDITIONS), seed=st.integers(0, 10**9), data=st.data())
 def test_sparse_and_complete_logs_get_the_same_findings(edition: str, seed: int,
                                                         data: st.DataObject) -> None:
@@ -595,7 +600,7 @@ GARBAGE = Garbage(GARBAGE_CHOICES, GARBAGE_TARGETS, GARBAGE_KEYS, GARBAGE_EFFECT
                   ACTION_IDS)
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(edition=st.sampled_from(EDITIONS), seed=st.integers(0, 10**9),
        sparse_form=st.booleans(), data=st.data())
 def test_judge_reports_edited_logs_without_crashing(edition: str, seed: int,
@@ -617,7 +622,7 @@ def test_judge_reports_edited_logs_without_crashing(edition: str, seed: int,
     assert [f.seq for f in report.findings] == sorted(f.seq for f in report.findings)
 
 
-@settings(max_examples=40, deadline=None)
+@examples(40)
 @given(edition=st.sampled_from(EDITIONS), seed=st.integers(0, 10**9),
        sparse_form=st.booleans(), data=st.data())
 def test_normalized_edited_logs_keep_their_findings(edition: str, seed: int,
