@@ -1,7 +1,8 @@
 """Ruling fixtures: every ``fixtures/**/NAME.jsonl`` beside a ``NAME.expected.json``.
 
 The rulings themselves are judged by the pytest plugin (adjudicator/pytest_plugin.py),
-one test item per fixture; this file checks the collection as a whole.
+one test item per fixture; this file checks the collection as a whole, on the same
+judgement of each log (``rulings.judgement``: each fixture is judged once per run).
 
 Each fixture is a hand-written match log and the findings a judge must give on it, written
 from the rules (docs/findings.md says which fixture shows which code). The test judges the
@@ -17,7 +18,8 @@ from typing import Any
 
 import pytest
 from coreflow_judge.adjudicator.findings import CODES
-from coreflow_judge.adjudicator.judge import judge_file, normalize_lines
+from coreflow_judge.adjudicator.judge import normalize_lines
+from coreflow_judge.adjudicator.rulings import judgement
 from coreflow_judge.events.models import LINE_ADAPTER
 from coreflow_judge.events.reader import read_log
 
@@ -70,7 +72,7 @@ def test_fixture_is_complete(expected: Path) -> None:
     spec = _load(expected)
     assert _log_of(expected).exists(), f"{expected.name} has no log beside it"
     assert spec["description"].strip(), "a fixture says what it rules on"
-    assert judge_file(_log_of(expected)).rules == spec["rules"]
+    assert judgement(_log_of(expected)).rules == spec["rules"]
 
 
 def test_there_are_fixtures_for_both_editions() -> None:
