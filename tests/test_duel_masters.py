@@ -40,6 +40,7 @@ from hypothesis import strategies as st
 
 from tests.hypothesis_profiles import examples
 from tests.logtools import Garbage, Log, errors, judge, mutate, renumber
+from tests.pools import pooled
 
 GAMES = 300
 DERIVED = {"chance_moved", "turn_started", "game_ended"}
@@ -71,12 +72,14 @@ def assert_first_error(lines: Log, code: str, seq: int) -> None:
 
 
 # ---------------------------------------------------------------------------- the pool
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pool() -> list[Log]:
-    return [simulate_game(seed) for seed in range(GAMES)]
+    """300 seeded games (the same on every run), played once a session."""
+    game = pooled(simulate_game)
+    return [game(seed) for seed in range(GAMES)]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sparse_pool(pool: list[Log]) -> list[Log]:
     return [sparse(lines) for lines in pool]
 
@@ -220,7 +223,7 @@ def move_before(lines: Log, i: int, j: int) -> Log:
     return out
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sites(sparse_pool: list[Log]) -> dict[str, list[tuple[int, int, int]]]:
     """(game, i, j) where each kind of pending-effect mistake can be made."""
     out: dict[str, list[tuple[int, int, int]]] = {"nap_first": [], "trigger_late": [],
@@ -290,7 +293,7 @@ def insert_attack(lines: Log, i: int, ref: str, target: str) -> Log:
     return [*lines[:i], attack]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def attack_pool(sparse_pool: list[Log]) -> dict[str, list[tuple[int, int, str, str]]]:
     out: dict[str, list[tuple[int, int, str, str]]] = {"conflict": [], "sick": []}
     for g, lines in enumerate(sparse_pool[:120]):

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 
 from tests.hypothesis_profiles import examples
 from tests.logtools import Log, errors, identity, judge, renumber
+from tests.pools import pooled
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "rulings" / "i_language"
@@ -108,9 +109,11 @@ def fresh_id(lines: Log) -> str:
 
 
 # ---------------------------------------------------------------------------- (a) legal games
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pool() -> list[Log]:
-    return [simulate_game(seed) for seed in range(GAMES)]
+    """300 seeded games (the same on every run), played once a session."""
+    game = pooled(simulate_game)
+    return [game(seed) for seed in range(GAMES)]
 
 
 def test_simulated_games_have_no_finding_and_end_as_recorded(pool: list[Log]) -> None:

@@ -51,9 +51,10 @@ from hypothesis import strategies as st
 
 from tests.hypothesis_profiles import examples
 from tests.logtools import Garbage, Log, errors, identity, judge, mutate, renumber
+from tests.pools import pooled
 
 EDITIONS = ("6.1", "9.0")
-GAMES_PER_EDITION = 150
+GAMES_PER_EDITION = 100
 DIRECT_ACTIONS = {
     "set_bulwark", "summon_soldier", "summon_hero", "summon_ace", "mount", "attack", "end",
     "up", "down", "twist", "counter", "destroy_bulwark", "throwing", "search",
@@ -106,11 +107,12 @@ def stage_ids(flow: CoreFlow) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- the pool
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pool() -> dict[str, list[Log]]:
-    """150 seeded games per edition (the same games on every run)."""
-    return {ed: [simulate_game(ed, seed) for seed in range(GAMES_PER_EDITION)]
-            for ed in EDITIONS}
+    """100 seeded games per edition (the same games on every run), played once a session:
+    enough for every lite action and result, and at least 17 sites of each mistake."""
+    game = pooled(simulate_game)
+    return {ed: [game(ed, seed) for seed in range(GAMES_PER_EDITION)] for ed in EDITIONS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,12 +126,12 @@ class Site:
     """A second line the mistake involves (the one to swap or to move)."""
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sparse_pool(pool: dict[str, list[Log]]) -> dict[str, list[Log]]:
     return {ed: [sparse(lines)[0] for lines in games] for ed, games in pool.items()}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sites(sparse_pool: dict[str, list[Log]]) -> dict[str, list[Site]]:
     """Every place in the pool where each kind of mistake can be made."""
     out: dict[str, list[Site]] = {k: [] for k in (
