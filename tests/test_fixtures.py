@@ -44,9 +44,6 @@ NOT_IN_LITE = {
     "order.trigger-main-before-quick",  # lite never triggers both timings for one player
 }
 
-Key = tuple[int, str, str]
-
-
 def _log_of(expected: Path) -> Path:
     return expected.with_name(expected.name.removesuffix(".expected.json") + ".jsonl")
 
