@@ -8,7 +8,8 @@ A fixture is two reviewable text files side by side::
 Hand-written fixtures list each finding as ``{code, seq, severity}`` (written from the
 rules); frozen ones (``coreflow fixture new``) also carry ``rule`` and ``message`` and the
 final ``board``. Checking a fixture re-judges its log and compares every field the
-expected file gives; the diff names the log line and the rule of each difference.
+expected file gives (the rules edition the judge reads, the findings, the result, the
+board); the diff names the log line and the rule of each difference.
 """
 
 from __future__ import annotations
@@ -224,6 +225,8 @@ def check(case: RulingCase) -> str | None:
             f"rule {f['rule']}: {f['message']}\n"
             f"    line {f['seq']}: {lines.get(f['seq'], '(no such line)')}"
         )
+    if "rules" in want and want["rules"] != report.rules:
+        problems.append(f"~ rules: expected {want['rules']}, the judge reads {report.rules}")
     if "result" in want and want["result"] != report.result:
         problems.append(f"~ result: expected {want['result']}, the judge gives {report.result}")
     if want.get("board") is not None:

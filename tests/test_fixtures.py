@@ -1,8 +1,8 @@
 """Ruling fixtures: every ``fixtures/**/NAME.jsonl`` beside a ``NAME.expected.json``.
 
 The rulings themselves are judged by the pytest plugin (adjudicator/pytest_plugin.py),
-one test item per fixture; this file checks the collection as a whole, on the same
-judgement of each log (``rulings.judgement``: each fixture is judged once per run).
+one test item per fixture (each log judged once a run); this file checks the
+collection as a whole.
 
 Each fixture is a hand-written match log and the findings a judge must give on it, written
 from the rules (docs/findings.md says which fixture shows which code). The test judges the
@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from coreflow_judge.adjudicator.findings import CODES
 from coreflow_judge.adjudicator.judge import normalize_lines
-from coreflow_judge.adjudicator.rulings import judgement
 from coreflow_judge.events.models import LINE_ADAPTER
 from coreflow_judge.events.reader import read_log
 
@@ -65,11 +64,13 @@ def test_the_rulings_plugin_is_active(request: pytest.FixtureRequest) -> None:
 
 @pytest.mark.parametrize("expected", EXPECTED, ids=_fixture_id)
 def test_fixture_is_complete(expected: Path) -> None:
-    """Each ruling names its log, says what it rules on and which edition."""
+    """Each ruling names its log, says what it rules on and which edition (that the judge
+    reads that edition from the log is checked with the ruling, by the fixture's plugin
+    item: each fixture is judged once a run)."""
     spec = _load(expected)
     assert _log_of(expected).exists(), f"{expected.name} has no log beside it"
     assert spec["description"].strip(), "a fixture says what it rules on"
-    assert judgement(_log_of(expected)).rules == spec["rules"]
+    assert isinstance(spec.get("rules"), str) and "/" in spec["rules"], "game/edition"
 
 
 def test_there_are_fixtures_for_both_editions() -> None:

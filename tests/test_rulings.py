@@ -62,6 +62,9 @@ def test_fixture_check_reports_and_update_refreezes(tmp_path: Path) -> None:
     assert diff is not None
     assert "+ reported, not expected: seq 11 legality.effect-mismatch" in diff
     assert '"request":"r3"' in diff.replace(" ", "")  # the log line itself is quoted
+    ruling["rules"] = "blackpoker/6.1"
+    case.expected.write_text(json.dumps(ruling), encoding="utf-8")
+    assert "~ rules: expected blackpoker/6.1, the judge reads blackpoker/9.0" in str(check(case))
     result = CliRunner().invoke(app, ["fixture", "check", str(tmp_path)])
     assert result.exit_code == 1 and "1 changed" in result.output
     update(case)
