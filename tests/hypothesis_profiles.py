@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import pytest
 from hypothesis import settings
 
 CI = "ci"
@@ -43,7 +44,8 @@ def load_profile() -> None:
     """Make the chosen profile the default settings (conftest calls this first)."""
     name = profile_name()
     if name not in (CI, EXPLORE):
-        raise ValueError(f"HYPOTHESIS_PROFILE={name!r}: known profiles are {CI}, {EXPLORE}")
+        raise pytest.UsageError(
+            f"HYPOTHESIS_PROFILE={name!r}: known profiles are {CI}, {EXPLORE}")
     settings.load_profile(name)
 
 
