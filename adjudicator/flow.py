@@ -141,12 +141,6 @@ class CoreFlow:
         i = self.players.index(player)
         return self.players[(i + 1) % len(self.players)]
 
-    def turn_order_from_turn_player(self) -> list[str]:
-        """Players in turn order starting from the turn player."""
-        tp = self.turn_player or self.players[0]
-        i = self.players.index(tp)
-        return list(self.players[i:] + self.players[:i])
-
     def pending_decisions(self) -> bool:
         return bool(self.buffer) or self.awaiting_instant is not None
 

@@ -1,7 +1,11 @@
 """pytest plugin: every ruling fixture is a test item named after it.
 
-Registered through the package's ``pytest11`` entry point, so plain ``pytest`` collects
-each ``NAME.expected.json`` that has its ``NAME.jsonl`` beside it, re-judges the log, and
+Active only where asked for: this project's pytest settings load it
+(``addopts = -p coreflow_judge.adjudicator.pytest_plugin`` in pyproject.toml), and a user
+runs ``pytest -p coreflow_judge.adjudicator.pytest_plugin DIR`` for fixtures of their own;
+there is no pytest11 entry point, so other pytest runs of the environment never see it.
+It collects each ``NAME.expected.json`` that has its ``NAME.jsonl`` beside it, judges the
+log once (the session's judgement, shared with the project's other fixture tests), and
 fails with a diff that names the log line and the rule of each changed finding.
 """
 

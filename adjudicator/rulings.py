@@ -8,7 +8,8 @@ A fixture is two reviewable text files side by side::
 Hand-written fixtures list each finding as ``{code, seq, severity}`` (written from the
 rules); frozen ones (``coreflow fixture new``) also carry ``rule`` and ``message`` and the
 final ``board``. Checking a fixture re-judges its log and compares every field the
-expected file gives; the diff names the log line and the rule of each difference.
+expected file gives (the rules edition the judge reads, the findings, the result, the
+board); the diff names the log line and the rule of each difference.
 """
 
 from __future__ import annotations
@@ -19,13 +20,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.judge import JudgeInputError, Report, judge_file
 
 EXPECTED_SUFFIX = ".expected.json"
 DEFAULT_DIR = Path("fixtures") / "rulings"
 #: Board keys left out of a frozen board: they repeat the findings or the header.
 _BOARD_SKIP = ("findings", "match_id", "rules")
+#: The judge's reports on fixture logs this process has judged: log path -> (the file's
+#: size and modification time when judged, the report).
+_JUDGED: dict[Path, tuple[tuple[int, int], Report]] = {}
+
+
+def judgement(log: Path) -> Report:
+    """The judge's report on a fixture's log, judged once per process: every check of the
+    same unchanged file (the pytest plugin's item, the fixture-collection tests) shares it.
+    A log changed since it was judged (size or modification time) is judged again.
+    :class:`JudgeInputError` as :func:`judge_file` raises it."""
+    path = log.resolve()
+    stat = path.stat()
+    stamp = (stat.st_size, stat.st_mtime_ns)
+    cached = _JUDGED.get(path)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    report = judge_file(path)
+    _JUDGED[path] = (stamp, report)
+    return report
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +167,7 @@ def freeze(log: Path, name: str, note: str, directory: Path = DEFAULT_DIR) -> Ru
 def update(case: RulingCase) -> None:
     """Re-freeze a fixture deliberately: the judge's current ruling becomes the expected."""
     old = case.load()
-    report = judge_file(case.log)
+    report = judgement(case.log)
     write_ruling(case.expected, ruling_of(report, str(old.get("description", "")),
                                           with_board="board" in old))
 
@@ -174,7 +193,7 @@ def check(case: RulingCase) -> str | None:
     """Re-judge a fixture; None when the ruling is unchanged, else a readable diff."""
     want = case.load()
     try:
-        report = judge_file(case.log)
+        report = judgement(case.log)
     except JudgeInputError as exc:
         raise ValueError(f"{case.log}: {exc}") from exc
     problems: list[str] = []
@@ -206,6 +225,8 @@ def check(case: RulingCase) -> str | None:
             f"rule {f['rule']}: {f['message']}\n"
             f"    line {f['seq']}: {lines.get(f['seq'], '(no such line)')}"
         )
+    if "rules" in want and want["rules"] != report.rules:
+        problems.append(f"~ rules: expected {want['rules']}, the judge reads {report.rules}")
     if "result" in want and want["result"] != report.result:
         problems.append(f"~ result: expected {want['result']}, the judge gives {report.result}")
     if want.get("board") is not None:
@@ -229,7 +250,3 @@ def _board_diff(old: Any, new: Any, path: str = "", limit: int = 20) -> list[str
         out.append(f"{path}: {json.dumps(old, ensure_ascii=False)} -> "
                    f"{json.dumps(new, ensure_ascii=False)}")
     return out[:limit]
-
-
-def findings_key(findings: list[Finding]) -> list[tuple[int, str, str]]:
-    return sorted((f.seq, f.code, f.severity) for f in findings)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,7 +104,6 @@ class RefreshStats:
     matches: int = 0
     rebuilt: bool = False
     last_notification_id: int = 0
-    seconds: float = 0.0
     rows: dict[str, int] = field(default_factory=dict)
     unjudged: list[str] = field(default_factory=list)
     """Matches that could not be judged (``matches.judge_error`` says why)."""
@@ -165,7 +163,6 @@ class AuditDB:
         notification. The audit file is also rebuilt when it was made from another store
         or by another schema version, or when the store is behind it (a new store).
         """
-        started = time.perf_counter()
         own = recorder is None
         app = recorder if recorder is not None else open_recorder(self.store)
         try:
@@ -179,7 +176,6 @@ class AuditDB:
                 close = getattr(app, "close", None)
                 if callable(close):
                     close()
-        stats.seconds = time.perf_counter() - started
         return stats
 
     def _refresh(self, con: duckdb.DuckDBPyConnection, app: MatchRecorder,

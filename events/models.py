@@ -248,9 +248,6 @@ LINE_TYPES: dict[str, type[_Line]] = {
     )
 }
 
-#: Lines the rule system writes (consequences); the judge derives them when absent.
-DERIVED_TYPES = frozenset({"chance_moved", "trigger", "discard", "turn_started", "game_ended"})
-
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of one log line (the union of every line type)."""

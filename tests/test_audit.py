@@ -86,7 +86,7 @@ def test_incremental_refresh_equals_a_rebuild(tmp_path: Path) -> None:
     first, second = LOGS[:10], LOGS[10:]
     # Step 1: ten matches, and the first 40 lines of an eleventh.
     record_all(recorder, first)
-    partial_path, partial = second[0]
+    _, partial = second[0]
     recorder.record(partial[:40])
     step = AuditDB(tmp_path / "step.duckdb", store)
     one = step.refresh(recorder=recorder)

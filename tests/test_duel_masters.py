@@ -35,10 +35,12 @@ from coreflow_judge.events.models import (
     Resolve,
     Trigger,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
 from tests.logtools import Garbage, Log, errors, judge, mutate, renumber
+from tests.pools import pooled
 
 GAMES = 300
 DERIVED = {"chance_moved", "turn_started", "game_ended"}
@@ -76,12 +78,14 @@ def assert_first_error(lines: Log, code: str, seq: int) -> None:
 
 
 # ---------------------------------------------------------------------------- the pool
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pool() -> list[Log]:
-    return [simulate_game(seed) for seed in range(GAMES)]
+    """300 seeded games (the same on every run), played once a session."""
+    game = pooled(simulate_game)
+    return [game(seed) for seed in range(GAMES)]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sparse_pool(pool: list[Log]) -> list[Log]:
     return [sparse(lines) for lines in pool]
 
@@ -225,7 +229,7 @@ def move_before(lines: Log, i: int, j: int) -> Log:
     return out
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sites(sparse_pool: list[Log]) -> dict[str, list[tuple[int, int, int]]]:
     """(game, i, j) where each kind of pending-effect mistake can be made."""
     out: dict[str, list[tuple[int, int, int]]] = {"nap_first": [], "trigger_late": [],
@@ -239,8 +243,7 @@ def sites(sparse_pool: list[Log]) -> dict[str, list[tuple[int, int, int]]]:
     return out
 
 
-SETTINGS = settings(max_examples=25, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = examples(25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @SETTINGS
@@ -296,7 +299,7 @@ def insert_attack(lines: Log, i: int, ref: str, target: str) -> Log:
     return [*lines[:i], attack]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def attack_pool(sparse_pool: list[Log]) -> dict[str, list[tuple[int, int, str, str]]]:
     out: dict[str, list[tuple[int, int, str, str]]] = {"conflict": [], "sick": []}
     for g, lines in enumerate(sparse_pool[:120]):
@@ -444,7 +447,7 @@ GARBAGE = Garbage(GARBAGE_CHOICES, GARBAGE_TARGETS, GARBAGE_KEYS, GARBAGE_EFFECT
                   ACTIONS)
 
 
-@settings(max_examples=80, deadline=None)
+@examples(80)
 @given(seed=st.integers(0, 10**9), sparse_form=st.booleans(), edits=st.integers(1, 3),
        data=st.data())
 def test_judge_reports_edited_logs_without_crashing(seed: int, sparse_form: bool, edits: int,

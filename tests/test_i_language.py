@@ -25,17 +25,19 @@ from coreflow_judge.adjudicator.games.i_language.simulate import simulate_game
 from coreflow_judge.adjudicator.judge import JudgeInputError, Report, judge_file, normalize_lines
 from coreflow_judge.events.models import GameEnded, MatchStarted, Request, Resolve, Roll
 from coreflow_judge.events.reader import read_log
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
 from tests.logtools import Log, errors, identity, judge, renumber
+from tests.pools import pooled
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "rulings" / "i_language"
 GAMES = 300
 DERIVED = {"turn_started", "chance_moved", "trigger"}
 
-PROPERTY = settings(max_examples=20, deadline=None)
+PROPERTY = examples(20)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -107,9 +109,11 @@ def fresh_id(lines: Log) -> str:
 
 
 # ---------------------------------------------------------------------------- (a) legal games
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pool() -> list[Log]:
-    return [simulate_game(seed) for seed in range(GAMES)]
+    """300 seeded games (the same on every run), played once a session."""
+    game = pooled(simulate_game)
+    return [game(seed) for seed in range(GAMES)]
 
 
 def test_simulated_games_have_no_finding_and_end_as_recorded(pool: list[Log]) -> None:
@@ -633,7 +637,7 @@ def _mutate(lines: Log, data: st.DataObject) -> None:
                                                "sides": data.draw(st.integers(2, 7))})
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(seed=st.integers(0, 10**6), thin=st.booleans(), data=st.data())
 def test_judge_reports_edited_logs_without_crashing(seed: int, thin: bool,
                                                     data: st.DataObject) -> None:

@@ -8,6 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from coreflow_judge.adjudicator import rulings
+from coreflow_judge.adjudicator.judge import Report
 from coreflow_judge.adjudicator.rulings import RulingCase, check, discover, freeze, update
 from coreflow_judge.cli.main import app
 from typer.testing import CliRunner
@@ -59,6 +62,9 @@ def test_fixture_check_reports_and_update_refreezes(tmp_path: Path) -> None:
     assert diff is not None
     assert "+ reported, not expected: seq 11 legality.effect-mismatch" in diff
     assert '"request":"r3"' in diff.replace(" ", "")  # the log line itself is quoted
+    ruling["rules"] = "blackpoker/6.1"
+    case.expected.write_text(json.dumps(ruling), encoding="utf-8")
+    assert "~ rules: expected blackpoker/6.1, the judge reads blackpoker/9.0" in str(check(case))
     result = CliRunner().invoke(app, ["fixture", "check", str(tmp_path)])
     assert result.exit_code == 1 and "1 changed" in result.output
     update(case)
@@ -71,7 +77,8 @@ def test_a_broken_judge_fails_plain_pytest_with_line_and_rule(tmp_path: Path) ->
     (tmp_path / "conftest.py").write_text(BREAK_THE_JUDGE, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", str(rulings)],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+         "-p", "coreflow_judge.adjudicator.pytest_plugin", str(rulings)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )
     out = run.stdout + run.stderr
@@ -80,3 +87,23 @@ def test_a_broken_judge_fails_plain_pytest_with_line_and_rule(tmp_path: Path) ->
     assert "+ reported, not expected: seq 7 timing.no-chance [error] rule core[11]" in out
     assert 'line 7: {"seq":7,"type":"pass","player":"alice"}' in out
     assert "fixture check --update" in out
+
+
+def test_a_fixture_is_judged_once_until_its_log_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin's check and the fixture-collection tests share one judgement per log;
+    a log edited since (another size or modification time) is judged again."""
+    case = freeze(DISPUTED, "counter-3", "note", tmp_path)
+    calls: list[Path] = []
+    judge = rulings.judge_file
+
+    def counting(path: Path) -> Report:
+        calls.append(path)
+        return judge(path)
+
+    monkeypatch.setattr(rulings, "judge_file", counting)
+    first = rulings.judgement(case.log)
+    assert check(case) is None and check(case) is None
+    assert rulings.judgement(case.log) is first and len(calls) == 1
+    case.log.write_text(DISPUTED.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert rulings.judgement(case.log) is not first and len(calls) == 2

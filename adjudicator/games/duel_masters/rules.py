@@ -64,7 +64,7 @@ from coreflow_judge.adjudicator.games.duel_masters.cards import (
 )
 from coreflow_judge.adjudicator.games.duel_masters.pending import PendingEffectOrder
 from coreflow_judge.adjudicator.plan import PlanStep, ResolutionPlan
-from coreflow_judge.adjudicator.policies import Permission, ProhibitionWins
+from coreflow_judge.adjudicator.policies import Permission, PermissionPolicy, ProhibitionWins
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
@@ -157,7 +157,7 @@ class DuelMastersRules(RulesHooks):
             resolve_before_cost_triggers=bool(pol["resolve_before_cost_triggers"]),
         )
         self.trigger_order = PendingEffectOrder()
-        self.permissions = ProhibitionWins()
+        self.permissions: PermissionPolicy = ProhibitionWins()
         self.actions: dict[str, ActionDef] = {
             aid: ActionDef(id=aid, name=a["name"], speed=a["speed"], timing=a["timing"],
                            direct=bool(a["direct"]), data=a)

@@ -1,0 +1,191 @@
+"""Packaging: what a user's environment gets from installing coreflow, and what it keeps.
+
+(a) The wheel installs one import package, ``coreflow_judge``, and the ``coreflow``
+    command works in a fresh environment where another distribution's package named
+    ``events`` comes first on the path (PyPI has one).
+(b) The ruling-fixture plugin runs only where asked for: not in a pytest run of another
+    directory of the same environment, unless that run loads it with ``-p``.
+(c) A store written before the move under ``coreflow_judge`` (events stored under the
+    topics ``events.store:Recorded...``) still reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+from coreflow_judge.adjudicator.rulings import freeze
+from coreflow_judge.cli.main import app
+from coreflow_judge.events.store import LEGACY_TOPIC_MODULE
+from typer.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+DISPUTED = ROOT / "fixtures" / "examples" / "disputed-counter.jsonl"
+SAMPLE = ROOT / "fixtures" / "sample-match.jsonl"
+#: What the wheel is built from: the distribution's files and the installed folders.
+SOURCES = ("setup.py", "pyproject.toml", "README.md",
+           "adjudicator", "events", "projections", "cli", "audit")
+NAMESPACE = "coreflow_judge"
+#: Another distribution's top-level ``events`` package, as a user may have installed it.
+FOREIGN_EVENTS = '"""Not coreflow\'s: an unrelated distribution\'s package."""\nFOREIGN = True\n'
+
+
+def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None,
+        timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=timeout)
+
+
+def clean_env() -> dict[str, str]:
+    """This process's environment without what would point a child at this checkout or
+    at this pytest run."""
+    drop = ("PYTHONPATH", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "COREFLOW_STORE")
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
+# ------------------------------------------------------------------ (a) the wheel
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built (``pip wheel --no-deps``) from a copy of the repository's sources,
+    so the build leaves nothing in the checkout."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    src.mkdir()
+    for name in SOURCES:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, src / name,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copyfile(path, src / name)
+    built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
+                "-w", tmp / "dist", src, cwd=tmp, env=clean_env())
+    assert built.returncode == 0, built.stdout + built.stderr
+    [found] = (tmp / "dist").glob("coreflow_judge-*.whl")
+    return found
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new virtual environment with the wheel installed, a foreign ``events`` package in
+    its site-packages, and the dependencies read from this environment's site-packages
+    (a ``.pth`` file after its own, so the install is fast and offline)."""
+    venv = tmp_path_factory.mktemp("venv") / "fresh"
+    made = run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=venv.parent)
+    assert made.returncode == 0, made.stderr
+    python = venv / "bin" / "python"
+    purelib = run(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))",
+                  cwd=venv.parent)
+    site = Path(purelib.stdout.strip())
+    (site / "events").mkdir()
+    (site / "events" / "__init__.py").write_text(FOREIGN_EVENTS, encoding="utf-8")
+    (site / "zz-dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n",
+                                              encoding="utf-8")
+    installed = run(sys.executable, "-m", "pip", "--python", python, "install", "--quiet",
+                    "--no-deps", "--no-index", wheel, cwd=venv.parent, env=clean_env())
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    return venv
+
+
+def test_the_wheel_installs_one_import_package_and_no_pytest_plugin(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        tops = {n.split("/", 1)[0] for n in names}
+        [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+        entries = zf.read(entry_points).decode("utf-8")
+    assert {t for t in tops if not t.endswith(".dist-info")} == {NAMESPACE}
+    for folder in ("adjudicator", "events", "projections", "cli", "audit"):
+        assert f"{NAMESPACE}/{folder}/__init__.py" in names
+    # The games' edition data came along (package data).
+    assert any(n.startswith(f"{NAMESPACE}/adjudicator/games/") and n.endswith(".yaml")
+               for n in names)
+    assert "[console_scripts]" in entries and "coreflow = coreflow_judge.cli.main:app" in entries
+    assert "pytest11" not in entries
+
+
+def test_the_command_works_beside_another_package_named_events(fresh_venv: Path,
+                                                                tmp_path: Path) -> None:
+    bin_dir = fresh_venv / "bin"
+    env = {**clean_env(), "COREFLOW_STORE": str(tmp_path / "store.db")}
+    foreign = run(bin_dir / "python", "-c", "import events; print(events.FOREIGN)",
+                  cwd=tmp_path, env=env)
+    assert (foreign.returncode, foreign.stdout) == (0, "True\n"), foreign.stderr
+    where = run(bin_dir / "python", "-c",
+                "import coreflow_judge.events.models as m; print(m.__file__)",
+                cwd=tmp_path, env=env)
+    assert where.stdout.startswith(str(fresh_venv)), where.stdout + where.stderr
+
+    schema = run(bin_dir / "coreflow", "schema", cwd=tmp_path, env=env)
+    assert schema.returncode == 0, schema.stderr
+    assert "Traceback" not in schema.stderr
+    assert json.loads(schema.stdout)["$schema"].startswith("https://json-schema.org/")
+
+    judged = run(bin_dir / "coreflow", "judge", DISPUTED, cwd=tmp_path, env=env)
+    assert judged.returncode == 1, judged.stderr  # the log has an error finding
+    assert "Traceback" not in judged.stderr
+    assert judged.stdout.startswith("match demo-1  (blackpoker/9.0, 12 lines)")
+    assert "seq 11  legality.effect-mismatch  [error]" in judged.stdout
+    as_json = run(bin_dir / "coreflow", "judge", DISPUTED, "--format", "json",
+                  cwd=tmp_path, env=env)
+    here = CliRunner().invoke(app, ["judge", str(DISPUTED), "--format", "json"])
+    assert json.loads(as_json.stdout) == json.loads(here.stdout)
+
+
+# ------------------------------------------------------------------ (b) the ruling plugin
+def test_the_ruling_plugin_runs_only_where_asked_for(tmp_path: Path) -> None:
+    """A pytest run of another directory does not collect ruling fixtures; the same run
+    with ``-p coreflow_judge.adjudicator.pytest_plugin`` judges them."""
+    project = tmp_path / "elsewhere"
+    freeze(DISPUTED, "counter-3", "bob's ♣3 against ♠9", project)
+    pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
+    plain = run(*pytest, project, cwd=project, env=clean_env())
+    assert plain.returncode == 5, plain.stdout + plain.stderr  # pytest's "no tests ran"
+    assert "collected 0 items" in plain.stdout and "counter-3" not in plain.stdout
+    asked = run(*pytest, "-p", "coreflow_judge.adjudicator.pytest_plugin", project,
+                cwd=project, env=clean_env())
+    assert asked.returncode == 0, asked.stdout + asked.stderr
+    assert "collected 1 item" in asked.stdout and "counter-3.expected.json" in asked.stdout
+    assert "1 passed" in asked.stdout
+
+
+# ------------------------------------------------------------------ (c) old stores
+def test_a_store_written_under_the_old_module_path_still_reads(tmp_path: Path) -> None:
+    store = tmp_path / "old.db"
+    cli = CliRunner()
+    recorded = cli.invoke(app, ["record", str(SAMPLE), "--store", str(store)])
+    assert recorded.exit_code == 0, recorded.output
+    match_id = recorded.output.strip()
+    exported = cli.invoke(app, ["log", match_id, "--store", str(store)])
+    judged = cli.invoke(app, ["judge", match_id, "--store", str(store), "--format", "json"])
+    assert exported.exit_code == 0 and judged.exit_code == 0
+
+    prefix = f"{NAMESPACE}.{LEGACY_TOPIC_MODULE}:"
+    with sqlite3.connect(store) as db:
+        tables = [name for (name,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")
+            if "topic" in [c[1] for c in db.execute(f"PRAGMA table_info('{name}')")]]
+        assert tables, "the store keeps its events' topics"
+        before = sum(db.execute(f"SELECT count(*) FROM '{t}' WHERE topic LIKE ?",
+                                (prefix + "%",)).fetchone()[0] for t in tables)
+        for table in tables:
+            db.execute(f"UPDATE '{table}' SET topic = ? || substr(topic, ?) "
+                       "WHERE topic LIKE ?",
+                       (f"{LEGACY_TOPIC_MODULE}:", len(prefix) + 1, prefix + "%"))
+        left = sum(db.execute(f"SELECT count(*) FROM '{t}' WHERE topic LIKE ?",
+                              (prefix + "%",)).fetchone()[0] for t in tables)
+    assert before >= len(SAMPLE.read_text(encoding="utf-8").splitlines()) and left == 0
+
+    again = cli.invoke(app, ["log", match_id, "--store", str(store)])
+    assert again.exit_code == 0, again.output
+    assert again.stdout == exported.stdout
+    rejudged = cli.invoke(app, ["judge", match_id, "--store", str(store), "--format", "json"])
+    assert rejudged.exit_code == 0, rejudged.output
+    assert json.loads(rejudged.stdout) == json.loads(judged.stdout)
