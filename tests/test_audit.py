@@ -140,12 +140,8 @@ def test_another_store_rebuilds_the_audit_file(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ the tables agree
 
 
-def _count(auditdb: AuditDB, sql: str, *params: object) -> int:
-    con = auditdb.connect_read_only()
-    try:
-        row = con.execute(sql, list(params)).fetchone()
-    finally:
-        con.close()
+def _count(con: duckdb.DuckDBPyConnection, sql: str, *params: object) -> int:
+    row = con.execute(sql, list(params)).fetchone()
     assert row is not None
     return int(row[0])
 
@@ -155,27 +151,26 @@ def test_row_counts_agree_with_the_log(audited: AuditDB, path: Path,
                                        lines: list[LogLine]) -> None:
     mid = lines[0].match_id  # type: ignore[union-attr]
     kinds = Counter(line.type for line in lines)
+    con = audited.connect_read_only()  # one read-only connection for every question below
 
     def count(table: str, where: str = "true") -> int:
-        return _count(audited, f"SELECT count(*) FROM {table} WHERE match_id = ? AND {where}",
-                      mid)
+        return _count(con, f"SELECT count(*) FROM {table} WHERE match_id = ? AND {where}", mid)
 
-    assert count("matches") == 1
-    assert count("events") == len(lines)
-    assert count("stage") == len(lines)
-    assert count("passes") == kinds["pass"]
-    assert count("resolutions") == kinds["resolve"]
-    assert count("requests", "NOT triggered") == kinds["request"]
-    assert count("chance_moves", "recorded") == kinds["chance_moved"]
-    assert count("triggers", "recorded") == kinds["trigger"]
-    for kind, n in kinds.items():
-        assert count("events", f"type = '{kind}'") == n
-    assert _count(audited, "SELECT lines FROM matches WHERE match_id = ?", mid) == len(lines)
-    turns = _count(audited, "SELECT turns FROM matches WHERE match_id = ?", mid)
-    assert count("boards") == turns
-    # Every request line is a requests row with its own id, action and player.
-    con = audited.connect_read_only()
     try:
+        assert count("matches") == 1
+        assert count("events") == len(lines)
+        assert count("stage") == len(lines)
+        assert count("passes") == kinds["pass"]
+        assert count("resolutions") == kinds["resolve"]
+        assert count("requests", "NOT triggered") == kinds["request"]
+        assert count("chance_moves", "recorded") == kinds["chance_moved"]
+        assert count("triggers", "recorded") == kinds["trigger"]
+        for kind, n in kinds.items():
+            assert count("events", f"type = '{kind}'") == n
+        assert _count(con, "SELECT lines FROM matches WHERE match_id = ?", mid) == len(lines)
+        turns = _count(con, "SELECT turns FROM matches WHERE match_id = ?", mid)
+        assert count("boards") == turns
+        # Every request line is a requests row with its own id, action and player.
         rows = con.execute(
             "SELECT request, action, player, seq FROM requests "
             "WHERE match_id = ? AND NOT triggered ORDER BY seq", [mid]).fetchall()

@@ -42,7 +42,7 @@ from tests.hypothesis_profiles import examples
 from tests.logtools import Garbage, Log, errors, judge, mutate, renumber
 from tests.pools import pooled
 
-GAMES = 300
+GAMES = 150
 DERIVED = {"chance_moved", "turn_started", "game_ended"}
 
 
@@ -80,7 +80,7 @@ def assert_first_error(lines: Log, code: str, seq: int) -> None:
 # ---------------------------------------------------------------------------- the pool
 @pytest.fixture(scope="session")
 def pool() -> list[Log]:
-    """300 seeded games (the same on every run), played once a session."""
+    """150 seeded games (the same on every run), played once a session."""
     game = pooled(simulate_game)
     return [game(seed) for seed in range(GAMES)]
 
@@ -161,7 +161,7 @@ def hide(lines: Log, sizes: bool) -> Log:
     return [hidden, *lines[1:]]
 
 
-@pytest.mark.parametrize("seed", range(0, 300, 15))
+@pytest.mark.parametrize("seed", range(0, GAMES, 8))
 def test_games_logged_without_the_decks_get_no_error(pool: list[Log], seed: int) -> None:
     lines = pool[seed]
     report = judge(hide(lines, sizes=True))
@@ -192,12 +192,17 @@ def test_bad_card_definitions_cannot_be_judged(pool: list[Log]) -> None:
 
 
 # ---------------------------------------------------------------------------- injected mistakes
-def pending_sites(lines: Log, first: str, later: str,
-                  only: str | None = None) -> list[tuple[int, int]]:
-    """(i, j): line i resolves a pending effect of kind ``first`` while one of kind ``later``
-    waits and is resolved at line j > i. Kinds: 'priority', 'ap' (the active player's
-    ordinary pending effects), 'nap' (the other player's); ``only``: of that action."""
-    def kind(flow: CoreFlow, rid: str) -> str | None:
+Query = tuple[str, str, str | None]
+"""(first, later, only): line i resolves a pending effect of kind ``first`` while one of
+kind ``later`` waits and is resolved at a later line; ``only``: of that action."""
+
+
+def pending_sites(lines: Log, queries: list[Query]) -> list[list[tuple[int, int]]]:
+    """For each query, the (i, j) where line i resolves a pending effect of kind ``first``
+    while one of kind ``later`` waits and is resolved at line j > i. Kinds: 'priority',
+    'ap' (the active player's ordinary pending effects), 'nap' (the other player's). One
+    replay of the log answers every query."""
+    def kind(flow: CoreFlow, rid: str, only: str | None) -> str | None:
         req = flow.requests.get(rid)
         if req is None or (only is not None and req.action.id != only):
             return None
@@ -209,16 +214,19 @@ def pending_sites(lines: Log, first: str, later: str,
         return None
 
     resolves = {line.request: i for i, line in enumerate(lines) if isinstance(line, Resolve)}
-    out = []
+    out: list[list[tuple[int, int]]] = [[] for _ in queries]
     for i, line, flow in replay(lines):
-        if not isinstance(line, Resolve) or kind(flow, line.request) != first:
+        if not isinstance(line, Resolve):
             continue
-        waiting = [r.id for r in flow.buffer if kind(flow, r.id) == later]
-        for rid in waiting:
-            j = resolves.get(rid, -1)
-            if j > i:
-                out.append((i, j))
-                break
+        for found, (first, later, only) in zip(out, queries, strict=True):
+            if kind(flow, line.request, only) != first:
+                continue
+            waiting = [r.id for r in flow.buffer if kind(flow, r.id, only) == later]
+            for rid in waiting:
+                j = resolves.get(rid, -1)
+                if j > i:
+                    found.append((i, j))
+                    break
     return out
 
 
@@ -234,12 +242,13 @@ def sites(sparse_pool: list[Log]) -> dict[str, list[tuple[int, int, int]]]:
     """(game, i, j) where each kind of pending-effect mistake can be made."""
     out: dict[str, list[tuple[int, int, int]]] = {"nap_first": [], "trigger_late": [],
                                                   "nap_end_first": []}
+    queries: list[Query] = [("ap", "nap", None), ("ap", "nap", "end_of_turn"),
+                            ("priority", "ap", None), ("priority", "nap", None)]
     for g, lines in enumerate(sparse_pool[:150]):
-        out["nap_first"] += [(g, i, j) for i, j in pending_sites(lines, "ap", "nap")]
-        out["nap_end_first"] += [(g, i, j) for i, j in pending_sites(lines, "ap", "nap",
-                                                                     only="end_of_turn")]
-        out["trigger_late"] += [(g, i, j) for i, j in pending_sites(lines, "priority", "ap")]
-        out["trigger_late"] += [(g, i, j) for i, j in pending_sites(lines, "priority", "nap")]
+        nap_first, nap_end_first, late_ap, late_nap = pending_sites(lines, queries)
+        out["nap_first"] += [(g, i, j) for i, j in nap_first]
+        out["nap_end_first"] += [(g, i, j) for i, j in nap_end_first]
+        out["trigger_late"] += [(g, i, j) for i, j in late_ap + late_nap]
     return out
 
 
