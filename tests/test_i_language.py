@@ -84,8 +84,9 @@ Site = Callable[[Log], tuple[Log, int] | None]
 
 def first_site(seed: int, site: Site, tries: int = 300) -> tuple[Log, int]:
     """The first game from ``seed`` on with a place for the mistake: (edited log, seq)."""
+    game = pooled(simulate_game)  # the session's games: most seeds here are in the pool
     for s in range(seed, seed + tries):
-        found = site(simulate_game(s))
+        found = site(game(s))
         if found is not None:
             return found
     raise AssertionError(f"no game from seed {seed} offers the site")
