@@ -516,14 +516,15 @@ class CoreFlow:
                 self._place_normal_trigger(req, derived=True)
                 continue
             self.buffer.remove(req)
-            req.status = "dropped"
-            self.report(
-                "order.trigger-missed", "core[6-3]",
-                f"The triggered request {req.id} ({req.action.name}) was never resolved; "
-                f"{why}.",
-                expected=f"resolve {req.id}",
-            )
+            self._missed_trigger(req, "core[6-3]", why)
         self._continue()
+
+    def _missed_trigger(self, req: Req, rule: str, why: str) -> None:
+        """A triggered request the table never resolved: dropped, and reported once."""
+        req.status = "dropped"
+        self.report("order.trigger-missed", rule,
+                    f"The triggered request {req.id} ({req.action.name}) was never resolved; "
+                    f"{why}.", expected=f"resolve {req.id}")
 
     def _stage_is_only_unplayed_triggers(self) -> bool:
         """The stage holds only triggered requests the rules placed and nobody passed on."""
@@ -536,13 +537,7 @@ class CoreFlow:
         are dropped, and [2] the turn player has the chance."""
         for req in list(self.stage):
             self.stage.remove(req)
-            req.status = "dropped"
-            self.report(
-                "order.trigger-missed", "core[6-10-5]",
-                f"The triggered request {req.id} ({req.action.name}) was never resolved; "
-                f"{why}.",
-                expected=f"resolve {req.id}",
-            )
+            self._missed_trigger(req, "core[6-10-5]", why)
             self.ledger.omit_of(req, Stage)  # the table never staged it
         if self.chance == self.turn_player:
             self.passed.clear()  # [2] without a chance move: the holder keeps it

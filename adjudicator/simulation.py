@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.flow import CoreFlow
 from coreflow_judge.events.models import LogLine
@@ -20,3 +22,13 @@ def feed_legal(flow: CoreFlow, line: LogLine) -> list[Finding]:
             f"the engine refused line {line.seq} ({line.model_dump_json(exclude_none=True)}): "
             + "; ".join(f"{f.code}: {f.message}" for f in errors))
     return findings
+
+
+def play_out(flow: CoreFlow, play_next: Callable[[], None], max_lines: int) -> list[LogLine]:
+    """Play on (``play_next`` feeds the next decision and what follows it) until the rules
+    decide the game or the complete log has ``max_lines`` lines; return the complete log
+    (an unfinished game ends there, with no result)."""
+    while flow.result is None and len(flow.complete) < max_lines:
+        play_next()
+    flow.finish()
+    return flow.complete_log()

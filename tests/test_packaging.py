@@ -85,13 +85,16 @@ def fresh_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     purelib = run(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))",
                   cwd=venv.parent)
     site = Path(purelib.stdout.strip())
+    # The wheel first: with this environment's site-packages already on its path, pip
+    # would find coreflow-judge installed there and install nothing.
+    installed = run(sys.executable, "-m", "pip", "--python", python, "install", "--quiet",
+                    "--no-deps", "--no-index", wheel, cwd=venv.parent, env=clean_env())
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    assert (site / NAMESPACE / "events" / "models.py").is_file(), "the wheel is installed"
     (site / "events").mkdir()
     (site / "events" / "__init__.py").write_text(FOREIGN_EVENTS, encoding="utf-8")
     (site / "zz-dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n",
                                               encoding="utf-8")
-    installed = run(sys.executable, "-m", "pip", "--python", python, "install", "--quiet",
-                    "--no-deps", "--no-index", wheel, cwd=venv.parent, env=clean_env())
-    assert installed.returncode == 0, installed.stdout + installed.stderr
     return venv
 
 

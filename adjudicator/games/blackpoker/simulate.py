@@ -42,7 +42,7 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 from coreflow_judge.adjudicator.judge import start_flow
 from coreflow_judge.adjudicator.plan import Effect
-from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal
+from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal, play_out
 from coreflow_judge.events.models import (
     Discard,
     GameStarted,
@@ -132,11 +132,7 @@ class _Simulator:
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> list[LogLine]:
-        flow = self.flow
-        while flow.result is None and len(flow.complete) < self.max_lines:
-            self._feed(self._next())
-        flow.finish()
-        return flow.complete_log()
+        return play_out(self.flow, lambda: self._feed(self._next()), self.max_lines)
 
     def _next(self) -> _Feed:
         """What must come next, by the engine's state."""

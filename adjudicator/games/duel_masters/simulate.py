@@ -34,7 +34,7 @@ from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.games.duel_masters.cards import CardDef
 from coreflow_judge.adjudicator.games.duel_masters.rules import DuelMastersRules
 from coreflow_judge.adjudicator.judge import start_flow
-from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal
+from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal, play_out
 from coreflow_judge.events.models import (
     Effect,
     GameStarted,
@@ -104,11 +104,7 @@ class _Simulator:
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> list[LogLine]:
-        flow = self.flow
-        while flow.result is None and len(flow.complete) < self.max_lines:
-            self._feed(self._next())
-        flow.finish()
-        return flow.complete_log()
+        return play_out(self.flow, lambda: self._feed(self._next()), self.max_lines)
 
     def _next(self) -> LogLine:
         flow = self.flow

@@ -33,7 +33,7 @@ from coreflow_judge.adjudicator.games.i_language.rules import (
     may_target,
 )
 from coreflow_judge.adjudicator.judge import start_flow
-from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal
+from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal, play_out
 from coreflow_judge.events.models import (
     Effect,
     GameStarted,
@@ -131,12 +131,11 @@ class _Simulator:
         self._feed(GameStarted(seq=2, first_player=rng.choice(PLAYERS)))
 
     def run(self) -> list[LogLine]:
-        flow = self.flow
-        while flow.result is None and len(flow.complete) < self.max_lines:
+        def play_next() -> None:
             for line in self._next():
                 self._feed(line)
-        flow.finish()
-        return flow.complete_log()
+
+        return play_out(self.flow, play_next, self.max_lines)
 
     def _feed(self, line: LogLine) -> None:
         feed_legal(self.flow, line)
