@@ -19,6 +19,7 @@ from tests import test_duel_masters as dm
 from tests import test_simulate as bp
 from tests import test_toy_game as toy
 from tests.logtools import Garbage, Log, errors, identity, judge, mutate, renumber
+from tests.pools import pooled
 from tests.test_flow import log as flow_log
 from tests.test_flow import req as flow_req
 from tests.test_flow import run as flow_run
@@ -94,15 +95,19 @@ def test_a_wrong_recorded_winner_is_ruled_alike_in_the_complete_log() -> None:
     ]
 
 
+_bp_game = pooled(simulate_game)
+_dm_game = pooled(dm.simulate_game)
 GAMES: dict[str, tuple[Callable[[int], Log], Garbage]] = {
-    "blackpoker/6.1": (lambda seed: simulate_game("6.1", seed), bp.GARBAGE),
-    "blackpoker/9.0": (lambda seed: simulate_game("9.0", seed), bp.GARBAGE),
-    "duel_masters": (lambda seed: dm.simulate_game(seed % 5000, max_lines=300), dm.GARBAGE),
+    "blackpoker/6.1": (lambda seed: _bp_game("6.1", seed), bp.GARBAGE),
+    "blackpoker/9.0": (lambda seed: _bp_game("9.0", seed), bp.GARBAGE),
+    "duel_masters": (lambda seed: _dm_game(seed, max_lines=300), dm.GARBAGE),
 }
+"""Each game by seed (played once a session: the examples draw the edits, and the seeds
+among the first hundred games)."""
 
 
 @settings(max_examples=60, deadline=None)
-@given(game=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 10**6),
+@given(game=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 99),
        edits=st.integers(1, 3), data=st.data())
 def test_no_finding_contradicts_itself(game: str, seed: int, edits: int,
                                        data: st.DataObject) -> None:
