@@ -175,10 +175,10 @@ class CoreFlow:
         if line.type in DERIVABLE and self._on_rule_system_line(line):
             return self.findings[start:]
         # A decision line: whatever the log left out before it is taken as done.
-        ledger.take_as_done()
         if self.result is not None and not isinstance(line, GameEnded):
             # The table never recorded the end: the complete log does not invent it either,
             # so the log and its normalized form are ruled alike.
+            ledger.take_as_done()
             ledger.omit_last(GameEnded)
             ledger.record(line)
             self.report(
@@ -188,7 +188,7 @@ class CoreFlow:
             )
             self.silenced = True
             return self.findings[start:]
-        ledger.record(line)
+        ledger.decision(line)
         kind = line.type
         if kind == "game_started":
             self._on_game_started(line)  # type: ignore[arg-type]

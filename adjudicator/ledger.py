@@ -97,6 +97,12 @@ class Ledger:
         """A decision line came: the derived lines the log left out before it happened."""
         self.expected.clear()
 
+    def decision(self, line: LogLine) -> None:
+        """A decision line (:meth:`take_as_done`, then :meth:`record`), in one step: the
+        judge's commonest call."""
+        self.expected.clear()
+        self.complete.append(line)
+
     def expects(self, model: type[LogLine]) -> Derived | None:
         """The first expected derived line of this kind, if any."""
         return next((d for d in self.expected if d.model is model), None)

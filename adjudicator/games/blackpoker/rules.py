@@ -806,6 +806,10 @@ class _Resolving:
                      f"{self.req.action.name}'s target was still legal: it does not fizzle.",
                      expected="resolved", actual="fizzled")
             return
+        if not self.planning:  # the judge: the same steps, no plan object to build
+            for step in self.a.get("effect", []):
+                getattr(self, "step_" + step["step"])(step)
+            return
         for step in self.a.get("effect", []):
             done, said = len(self.effects), len(self.why)
             getattr(self, "step_" + step["step"])(step)
