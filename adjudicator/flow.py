@@ -172,8 +172,12 @@ class CoreFlow:
         if self.silenced:
             ledger.record(line)
             return self.findings[start:]
-        if line.type in DERIVABLE and self._on_rule_system_line(line):
-            return self.findings[start:]
+        kind = line.type
+        if kind in DERIVABLE:
+            if kind == "chance_moved" and ledger.match_chance(line):  # type: ignore[arg-type]
+                return self.findings[start:]  # the commonest line, where the rules expect it
+            if self._on_rule_system_line(line):
+                return self.findings[start:]
         # A decision line: whatever the log left out before it is taken as done.
         if self.result is not None and not isinstance(line, GameEnded):
             # The table never recorded the end: the complete log does not invent it either,
@@ -189,7 +193,6 @@ class CoreFlow:
             self.silenced = True
             return self.findings[start:]
         ledger.decision(line)
-        kind = line.type
         if kind == "game_started":
             self._on_game_started(line)  # type: ignore[arg-type]
         elif not self.started:

@@ -147,6 +147,18 @@ class Ledger:
         return out
 
     # ------------------------------------------------------------------ matching
+    def match_chance(self, line: ChanceMoved) -> bool:
+        """The commonest case, kept short (the judge's hot path): the chance move the rules
+        expect next. True when ``line`` is it; it then stands in the complete log."""
+        expected = self.expected
+        if expected:
+            head = expected[0]
+            if head.model is ChanceMoved and head.fields["to"] == line.to:
+                expected.popleft()
+                self.complete[head.pos] = line
+                return True
+        return False
+
     def match(self, line: LogLine) -> Derived | None:
         """The expected derived line that ``line`` (a rule-system line) stands for.
 
@@ -156,12 +168,6 @@ class Ledger:
         enter the buffer together, [6-1]: the order of their trigger lines is no
         decision)."""
         expected = self.expected
-        if expected and isinstance(line, ChanceMoved):
-            head = expected[0]  # the common case, kept short: the hot path of the judge
-            if head.model is ChanceMoved and head.fields["to"] == line.to:
-                expected.popleft()
-                self.complete[head.pos] = line
-                return head
         i = self._find(line)
         if i is None:
             return None
