@@ -44,7 +44,8 @@ Simulator = Callable[[str, str, int, str], "list[LogLine]"]
 _GAME_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
-def _card_as_written(ref: str) -> str:
+def card_as_written(ref: str) -> str:
+    """A card reference shown as the log writes it (a game with no card names of its own)."""
     return ref
 
 
@@ -80,7 +81,7 @@ class GamePlugin:
     """What such a reference names, e.g. "a section of the game's rules"."""
     header_fields: frozenset[str] = frozenset()
     """Which of :data:`GAME_HEADER_FIELDS` the game reads."""
-    card_text: Callable[[str], str] = _card_as_written
+    card_text: Callable[[str], str] = card_as_written
     """A card reference as the board text shows it."""
     size_word: str = "size"
     """What the game calls the number the board keeps as a character's ``size``."""

@@ -10,7 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 from coreflow_judge.adjudicator.judge import Report
-from coreflow_judge.adjudicator.plugins import GamePlugin, game_plugin, is_registered
+from coreflow_judge.adjudicator.plugins import (
+    GamePlugin,
+    card_as_written,
+    game_plugin,
+    is_registered,
+)
 from coreflow_judge.cli.rule_text import rule_statement
 
 CardText = Callable[[str], str]
@@ -22,11 +27,7 @@ def _game_of(rules: str) -> GamePlugin | None:
     return game_plugin(game) if is_registered(game) else None
 
 
-def _as_written(card: str) -> str:
-    return card
-
-
-def cards_text(cards: list[str], card_text: CardText = _as_written) -> str:
+def cards_text(cards: list[str], card_text: CardText = card_as_written) -> str:
     return " ".join(card_text(c) for c in cards) if cards else "-"
 
 
@@ -179,7 +180,7 @@ def board_text(board: dict[str, Any]) -> str:
     """The table after one line: flow state, then each player's zones, in the words and
     card names of the board's game."""
     plugin = _game_of(str(board.get("rules", "")))
-    card_text = plugin.card_text if plugin is not None else _as_written
+    card_text = plugin.card_text if plugin is not None else card_as_written
     size_word = plugin.size_word if plugin is not None else "size"
     out = [f"match {board['match_id']}  ({board['rules']})  board after seq {board['seq']}"]
     if board["turn_player"] is None:
