@@ -110,7 +110,8 @@ def snapshot(flow: CoreFlow) -> str:
     assert isinstance(rules, BlackPokerRules)
     return json.dumps([rules.board(flow), flow.turn, flow.turn_player, rules.clock,
                        [(r.id, r.status, r.data) for r in flow.requests.values()],
-                       [m.delta for m in rules.modifiers]], sort_keys=True, default=str)
+                       [a.amount for a in rules.abilities], [a.amount for a in rules.ended]],
+                      sort_keys=True, default=str)
 
 
 @pytest.mark.parametrize(("edition", "seed"), [("6.1", 5), ("9.0", 77), ("9.0", 1878198)])

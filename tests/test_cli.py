@@ -444,7 +444,7 @@ def test_the_help_names_the_registered_games_editions_and_formats() -> None:
     for game in games():
         text = f"{game.name} {', '.join(game.editions)} ({', '.join(game.formats)})"
         assert text in app.info.help
-    assert "BlackPoker 6.1, 9.0 (lite)" in app.info.help
+    assert "BlackPoker 6.1, 9.0 (lite, standard, pro, master, extra)" in app.info.help
     editions = main._editions_text().split(", ")
     assert {"6.1", "9.0", "blackpoker/9.0", "duel_masters/1.47", "i_language/1"} <= set(editions)
     assert "i_language: standard" in main._formats_text()

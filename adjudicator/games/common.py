@@ -14,21 +14,62 @@ from coreflow_judge.adjudicator.game import GameResult
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow
 
-__all__ = ["deck_out", "effect_fits", "load_edition_data", "unknown_decks"]
+__all__ = ["EditionDataError", "deck_out", "effect_fits", "load_edition_data", "unknown_decks"]
 """``effect_fits`` lives in :mod:`adjudicator.claims` (the one claimed-effect matcher); it
 is named here too for the rules modules that import it from this module."""
+
+
+class EditionDataError(ValueError):
+    """Packaged edition data that cannot be right: names its file and key."""
+
+    def __init__(self, file: str, key: str, problem: str) -> None:
+        super().__init__(f"{file}: {key}: {problem}")
+        self.file = file
+        self.key = key
 
 
 @lru_cache(maxsize=16)
 def load_edition_data(package: str, edition: str) -> dict[str, Any]:
     """A game's edition data, ``<package>/data/edition-<edition>.yaml``, shipped inside
-    the package (never read from outside it)."""
-    text = (
-        resources.files(package)
-        .joinpath("data", f"edition-{edition}.yaml")
-        .read_text(encoding="utf-8")
-    )
-    data: dict[str, Any] = yaml.safe_load(text)
+    the package (never read from outside it).
+
+    An edition may be split into parts, ``edition-<edition>.<part>.yaml`` (a format's
+    actions, say): their mappings are merged into the main file's, their lists appended.
+    A key defined twice is an :class:`EditionDataError` naming both files.
+    """
+    folder = resources.files(package).joinpath("data")
+    main = f"edition-{edition}.yaml"
+    data: dict[str, Any] = yaml.safe_load(folder.joinpath(main).read_text(encoding="utf-8"))
+    origin: dict[tuple[str, str], str] = {}
+    for section, value in data.items():
+        if isinstance(value, dict):
+            for key in value:
+                origin[(section, key)] = main
+    prefix = f"edition-{edition}."
+    parts = sorted(f.name for f in folder.iterdir()
+                   if f.name.startswith(prefix) and f.name.endswith(".yaml") and f.name != main)
+    for name in parts:
+        part = yaml.safe_load(folder.joinpath(name).read_text(encoding="utf-8")) or {}
+        for section, value in part.items():
+            if section not in data:
+                data[section] = value
+                if isinstance(value, dict):
+                    for key in value:
+                        origin[(section, key)] = name
+            elif isinstance(value, dict) and isinstance(data[section], dict):
+                for key, item in value.items():
+                    if key in data[section]:
+                        raise EditionDataError(
+                            name, f"{section}.{key}",
+                            f"already defined in {origin[(section, key)]}")
+                    data[section][key] = item
+                    origin[(section, key)] = name
+            elif isinstance(value, list) and isinstance(data[section], list):
+                data[section] = data[section] + value
+            else:
+                raise EditionDataError(name, section, "cannot be merged with " + main)
+    # Which file defined each ``section.key``, for errors that name the file.
+    data["_files"] = {f"{s}.{k}": f for (s, k), f in origin.items()}
     return data
 
 

@@ -37,16 +37,6 @@ class Character:
 
 
 @dataclass(slots=True)
-class Modifier:
-    """A continuous size change (Up/Down): scope ``this``, until the end of the turn."""
-
-    character: str
-    delta: int
-    timestamp: int
-    scope: str = "this"
-
-
-@dataclass(slots=True)
 class PlayerBoard:
     deck: list[str] | None = None
     hand_known: Counter[str] = field(default_factory=Counter)

@@ -56,3 +56,15 @@ def is_card_ref(ref: str) -> bool:
     or a face the log does not show (``?``)."""
     parts = split_ref(ref)
     return parts is not None and parse_card(parts[1]) is not None
+
+
+def card_of(ref: str) -> str:
+    """``bob:H7`` -> ``H7``; a bare card stays as it is."""
+    parts = split_ref(ref)
+    return parts[1] if parts else ref
+
+
+def number(card: str) -> int | None:
+    """The card's number (A = 1, J/Q/K = 11/12/13, Joker = 0); None for an unseen face."""
+    c = parse_card(card)
+    return None if c is None else c.rank

@@ -83,6 +83,7 @@ GAME = GamePlugin(
     rule_book="a section of the BlackPoker rules",
     header_fields=frozenset({"decks", "deck_sizes"}),
     card_text=card_text,
-    constant_parts=attributes_of_rules("data", "pol", "policy", "actions", "after", "ng_ranks"),
+    constant_parts=attributes_of_rules("data", "pol", "policy", "actions", "after", "on_event",
+                                       "ng_ranks", "format"),
     bare_editions=True,
 )

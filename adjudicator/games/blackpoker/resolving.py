@@ -1,0 +1,743 @@
+"""One resolution of a BlackPoker request: the action's steps carried out on a table.
+
+The steps of the lite actions are here; the steps of the other formats' actions are in
+mixins (:mod:`.steps_standard`, :mod:`.steps_master`, :mod:`.steps_extra`) that extend
+:class:`Resolving`. A step is a method ``step_<name>``, named in the edition data's
+``effect`` lists; the data is checked against these names when it is loaded
+(:mod:`.schema`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from coreflow_judge.adjudicator.claims import compare
+from coreflow_judge.adjudicator.findings import Finding, finding
+from coreflow_judge.adjudicator.game import Resolution, TriggerSpec
+from coreflow_judge.adjudicator.games.blackpoker.abilities import Ability
+from coreflow_judge.adjudicator.games.blackpoker.board import Character
+from coreflow_judge.adjudicator.games.blackpoker.cards import (
+    UNKNOWN,
+    Card,
+    card_of,
+    number,
+    parse_card,
+)
+from coreflow_judge.adjudicator.plan import Effect, PlanStep, ResolutionPlan
+
+if TYPE_CHECKING:
+    from coreflow_judge.adjudicator.flow import CoreFlow, Req
+    from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
+    from coreflow_judge.events.models import Resolve
+
+
+class Resolving:
+    """One resolution: carries out the action's steps on a table, each step recording its
+    primitive effects and why (a :class:`PlanStep`).
+
+    On the judge's table (``planning=False``) the steps change the board and the flow and
+    the log's claims decide what a hidden card was; :meth:`finish` compares the claims with
+    the plan and follows the table as played. On a working copy (``planning=True``,
+    :meth:`BlackPokerRules.plan_resolution`) nothing outside the copy changes: the turn
+    handed over and the request negated are effects of the plan only.
+    """
+
+    def __init__(self, rules: BlackPokerRules, flow: CoreFlow, req: Req, line: Resolve,
+                 planning: bool = False):
+        self.r = rules
+        self.flow = flow
+        self.req = req
+        self.line = line
+        self.planning = planning
+        self.choices = dict(line.choices or {})
+        self.a = req.action.data
+        self.steps: list[PlanStep] = []
+        self.effects: list[Effect] = []
+        self.findings: list[Finding] = []
+        self.triggers: list[TriggerSpec] = []
+        self.key_dest = "graveyard"
+        self.fizzled = False
+        self.why: list[str] = []
+        """Why a step had no effect, in a judge's words (quoted when the log disagrees)."""
+        self.sizes_used: dict[str, list[Character]] = {}
+        """Damage dealt by a size: the player hit -> the characters whose sizes dealt it."""
+        self.cut_short: dict[tuple[str, str], int] = {}
+        """A damage or draw the table could not carry out in full (too few cards in the
+        deck): (op, player) -> the count the effect asked for."""
+        self.count_unknown: set[tuple[str, str]] = set()
+        """A damage or draw from a deck whose count the log does not give: (op, player).
+        Whether the whole effect was possible cannot be checked there."""
+        self.claims: list[dict[str, Any]] = [
+            {"op": e.op, **(e.model_extra or {})} for e in line.effects or []
+        ]
+        """The effects the log claims, as plain dicts (read many times, built once)."""
+
+    def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
+        self.findings.append(finding(code, self.line.seq, rule, msg, **kw))
+
+    def target_char(self) -> Character | None:
+        return self.r.find(self.req.targets[0]) if self.req.targets else None
+
+    def run(self) -> None:
+        self.fizzled = self.r.fizzles(self.flow, self.req)
+        if self.fizzled:
+            if self.line.result == "resolved":
+                self.rep("legality.fizzle-not-applied", "bp4.3.3.1.1",
+                         f"{self.req.action.name}'s target was no longer legal: the request "
+                         "fizzles with no effect.", expected="fizzled", actual="resolved")
+            return
+        if self.line.result == "fizzled":
+            self.rep("legality.effect-mismatch", "bp4.3.3.1.1",
+                     f"{self.req.action.name}'s target was still legal: it does not fizzle.",
+                     expected="resolved", actual="fizzled")
+            return
+        if not self.planning:  # the judge: the same steps, no plan object to build
+            for step in self.a.get("effect", []):
+                getattr(self, "step_" + step["step"])(step)
+            return
+        for step in self.a.get("effect", []):
+            done, said = len(self.effects), len(self.why)
+            getattr(self, "step_" + step["step"])(step)
+            self.steps.append(PlanStep(step["step"], self.effects[done:],
+                                       "; ".join(self.why[said:])))
+
+    def plan(self) -> ResolutionPlan:
+        """The steps as planned, with the requests the resolution triggers."""
+        self._after_triggers()
+        return ResolutionPlan(self.req.id, "fizzled" if self.fizzled else "resolved",
+                              self.steps, self.triggers)
+
+    # Each step applies its effect to the board and records it as a primitive effect.
+    def emit(self, **effect: Any) -> None:
+        self.effects.append(effect)
+
+    def step_enter_bulwark_from_hand(self, step: dict[str, Any]) -> None:
+        player = self.req.controller
+        # An unrecorded card (warned when requested) is still a bulwark, face unknown.
+        ref = (self.req.choices or {}).get("card") or f"{player}:{UNKNOWN}"
+        card = card_of(str(ref))
+        b = self.r.boards[player]
+        b.take_from_hand(card)
+        b.field.append(Character(f"{player}:{card}", player, "bulwark", [card],
+                                 [self.flow.turn], face_down=True, timestamp=self.r.tick()))
+        self.emit(op="enter", character=f"{player}:{card}", **{"as": "bulwark"},
+                  cards=[f"{player}:{card}"])
+
+    def step_enter(self, step: dict[str, Any]) -> None:
+        player = self.req.controller
+        cards = [card_of(k) for k in self.req.key_cards]
+        if not cards:
+            return
+        ref = f"{player}:{cards[0]}"
+        self.r.boards[player].field.append(
+            Character(ref, player, step["as"], cards, [self.flow.turn] * len(cards),
+                      timestamp=self.r.tick()))
+        self.key_dest = "field"
+        self.emit(op="enter", character=ref, **{"as": step["as"]}, cards=list(self.req.key_cards))
+
+    def step_equip(self, step: dict[str, Any]) -> None:
+        ch = self.target_char()
+        if ch is None:
+            return
+        for k in self.req.key_cards:
+            ch.cards.append(card_of(k))
+            ch.entered.append(self.flow.turn)
+        ch.kind = "armed_soldier"
+        self.key_dest = "field"
+        self.emit(op="enter", character=ch.ref, **{"as": "armed_soldier"},
+                  cards=list(self.req.key_cards))
+
+    def step_charge_all(self, step: dict[str, Any]) -> None:
+        tp = self.flow.turn_player
+        if tp is None:
+            return
+        for ch in self.r.boards[tp].field:
+            if ch.state != "charge":
+                ch.state = "charge"
+                self.emit(op="charge", character=ch.ref)
+
+    def step_draw(self, step: dict[str, Any]) -> None:
+        player = self.req.controller
+        b = self.r.boards[player]
+        if step["count"] == "choice":
+            n = self.choices.get("count")
+            if n is None:
+                self.rep("log.choice-missing", "bp6.2",
+                         "How many cards were drawn (1 or 2) is not recorded; 1 is assumed.",
+                         severity="warning")
+                n = 1
+            elif not isinstance(n, int) or not step["min"] <= n <= step["max"]:
+                self.rep("legality.choice-invalid", "bp6.2",
+                         f"Draw takes {step['min']} or {step['max']} cards.",
+                         expected=[step["min"], step["max"]], actual=n)
+                n = n if isinstance(n, int) and n > 0 else 1
+        else:
+            n = step["count"]
+            if b.deck is not None and len(b.deck) <= step["low_life"]:
+                n = step["low_count"]
+            elif b.deck is None:
+                self.rep("log.hidden-info", "bp6.2",
+                         "The life count is unknown: whether 1 or 2 cards are drawn cannot be "
+                         "checked.", severity="warning")
+        shown = self._claimed_cards("draw")
+        if b.deck is None:
+            self.count_unknown.add(("draw", player))
+        got = self.r._draw(self.flow, player, n, shown)
+        if len(got) < n:
+            self.cut_short[("draw", player)] = n
+        self.emit(op="draw", player=player, amount=len(got),
+                  cards=[f"{player}:{c}" for c in got])
+
+    def step_discard_to_hand_limit(self, step: dict[str, Any]) -> None:
+        player = self.req.controller
+        b = self.r.boards[player]
+        limit = self.r.pol["hand_limit"]
+        count = b.hand_count
+        chosen = [str(c) for c in self.choices.get("discard", [])]
+        if count is None:
+            if not chosen:
+                return
+            need = len(chosen)
+        else:
+            need = max(0, count - limit)
+        if need and not chosen:
+            self.rep("log.choice-missing", "bp6.2",
+                     f"{player} had {count} cards in hand at End: "
+                     + (f"the card discarded down to {limit} is" if need == 1 else
+                        f"the {need} cards discarded down to {limit} are") + " not recorded.",
+                     severity="warning")
+            chosen = [f"{player}:{UNKNOWN}"] * need
+        elif len(chosen) != need:
+            self.rep("legality.choice-invalid", "bp6.2",
+                     f"{player} must discard down to {limit} cards.", expected=need,
+                     actual=len(chosen))
+        for ref in chosen:
+            card = card_of(ref)
+            if card != UNKNOWN and not b.hand_may_hold(card):
+                self.rep("legality.choice-invalid", "bp6.2", f"{card} is not in the hand.",
+                         actual=ref)
+            b.take_from_hand(card)
+            b.graveyard.append(card)
+            self.emit(op="move", card=f"{player}:{card}", **{"from": "hand"}, to="graveyard")
+
+    def step_fog_to_graveyard(self, step: dict[str, Any]) -> None:
+        b = self.r.boards[self.req.controller]
+        for card in b.fog:
+            b.graveyard.append(card)
+            self.emit(op="move", card=f"{self.req.controller}:{card}", **{"from": "fog"},
+                      to="graveyard")
+        b.fog.clear()
+
+    def step_end_turn(self, step: dict[str, Any]) -> None:
+        nxt = self.flow.next_player(self.flow.turn_player or self.req.controller)
+        self.r.ended.clear()  # what ended in the last turn is no longer a likely mistake
+        self.r.end_abilities("end_of_turn")  # "until the end of this turn" expires
+        if not self.planning:
+            self.flow.start_turn(nxt)
+        self.emit(op="turn", player=nxt)
+
+    def step_designate_attackers(self, step: dict[str, Any]) -> None:
+        player = self.req.controller
+        attackers = [str(a) for a in self.choices.get("attackers", [])]
+        if "attackers" not in self.choices:
+            self.rep("log.choice-missing", "bp6.2",
+                     "The attackers are not recorded; no attacker is assumed.",
+                     severity="warning")
+        valid = []
+        for ref in attackers:
+            ch = self.r.find(ref)
+            if ch is None or ch.owner != player:
+                self.rep("legality.choice-invalid", "bp6.2",
+                         f"{ref} is not a character of {player} on the field.", actual=ref)
+                continue
+            if not self.r.may_attack(ch, self.flow.turn):
+                why = "is in drive state" if ch.state != "charge" else (
+                    "cannot attack (a bulwark)" if ch.kind == "bulwark" else
+                    "entered the field this turn and is in preparation: it cannot attack yet")
+                self.rep("legality.choice-invalid", "bp6.2", f"{ref} {why}.", actual=ref)
+            ch.state = "drive"
+            valid.append(ch.ref)
+            self.emit(op="drive", character=ch.ref)
+        self.req.data["attackers"] = valid
+        if valid:
+            self.triggers.append(TriggerSpec("block", self.req.id, self.req.controller))
+
+    def step_designate_blockers(self, step: dict[str, Any]) -> None:
+        attack = self.flow.requests.get(self.req.source or "")
+        attackers: list[str] = attack.data.get("attackers", []) if attack else []
+        self.req.data["attackers"] = attackers
+        raw = self.choices.get("blockers")
+        if raw is None:
+            self.rep("log.choice-missing", "bp6.2",
+                     "The blockers are not recorded; no blocker is assumed.", severity="warning")
+            raw = {}
+        blockers: dict[str, list[str]] = {}
+        used: set[str] = set()
+        if not isinstance(raw, dict):
+            self.rep("legality.choice-invalid", "bp6.2", "blockers must map attackers to lists.")
+            raw = {}
+        for att, blist in raw.items():
+            if att not in attackers:
+                self.rep("legality.choice-invalid", "bp6.2", f"{att} is not an attacker.",
+                         actual=att)
+                continue
+            chars = []
+            for ref in blist if isinstance(blist, list) else [blist]:
+                ch = self.r.find(str(ref))
+                if ch is None or ch.owner == self.req.controller:
+                    self.rep("legality.choice-invalid", "bp6.2",
+                             f"{ref} is not a character of the defending player.", actual=ref)
+                    continue
+                if not self.r.may_block(ch):
+                    self.rep("legality.choice-invalid", "bp6.2",
+                             f"{ref} is in drive state and cannot block.", actual=ref)
+                if ch.ref in used:
+                    self.rep("legality.choice-invalid", "bp6.2",
+                             f"{ref} cannot block two attackers.", actual=ref)
+                used.add(ch.ref)
+                chars.append(ch)
+            if any(c.kind == "bulwark" for c in chars) and len(chars) > 1:
+                self.rep("legality.choice-invalid", "bp6.2", "A bulwark blocks alone.",
+                         actual=[c.ref for c in chars])
+            blockers[att] = [c.ref for c in chars]
+        self.req.data["blockers"] = blockers
+
+    def step_damage_judgement(self, step: dict[str, Any]) -> None:
+        block = self.flow.requests.get(self.req.source or "")
+        attackers: list[str] = block.data.get("attackers", []) if block else []
+        blockers: dict[str, list[str]] = block.data.get("blockers", {}) if block else {}
+        controller = self.req.controller
+        opponent = self.flow.next_player(controller)
+        for aref in attackers:
+            att = self.r.find(aref)
+            if att is None:
+                continue
+            bl = [c for c in (self.r.find(b) for b in blockers.get(aref, [])) if c is not None]
+            asize = self.r.size(att)
+            if not bl:
+                if asize is None:
+                    self.rep("log.hidden-info", "bp6.2", f"{aref}'s size is unknown.",
+                             severity="warning")
+                    continue
+                self.sizes_used.setdefault(opponent, []).append(att)
+                self._damage(opponent, max(asize, 0))
+                continue
+            if bl[0].kind == "bulwark":
+                bw = bl[0]
+                card = bw.cards[0]
+                shown = self._claimed_reveal(bw.ref)
+                if card == UNKNOWN and shown:
+                    card = shown
+                    bw.cards[0] = card
+                if card == UNKNOWN:
+                    self.rep("log.hidden-info", "bp6.2",
+                             f"The bulwark {bw.ref} is face down in the log: whether it "
+                             "destroys the attacker cannot be checked.", severity="warning")
+                    # Follow the table: the attacker died if the log moves one of its cards.
+                    att_cards = {f"{att.owner}:{c}" for c in att.cards}
+                    kills = any(e.get("op") == "move" and e.get("card") in att_cards
+                                for e in self.claims)
+                else:
+                    n = number(card)
+                    kills = n == 0 or n in att.ranks()
+                bw.face_down = False
+                self.emit(op="reveal", character=bw.ref, card=f"{bw.owner}:{card}")
+                if kills:
+                    self._destroy(att)
+                self._destroy(bw)
+                continue
+            sizes = [self.r.size(c) for c in bl]
+            if asize is None or any(s is None for s in sizes):
+                self.rep("log.hidden-info", "bp6.2", "A size in this battle is unknown.",
+                         severity="warning")
+                continue
+            total = sum(s for s in sizes if s is not None)
+            if asize <= total:
+                self._destroy(att)
+            if total <= asize:
+                for c in bl:
+                    self._destroy(c)
+
+    def _damage(self, player: str, amount: int) -> None:
+        """Damage: top cards of the deck to the graveyard, as many as there are."""
+        b = self.r.boards[player]
+        shown = self._claimed_cards("damage", player)
+        if b.deck is None:
+            self.count_unknown.add(("damage", player))
+        moved = []
+        for i in range(amount):
+            top = b.pop_deck()
+            if top is None:
+                break
+            claimed = card_of(shown[i]) if shown and i < len(shown) else UNKNOWN
+            card = claimed if top == UNKNOWN else top
+            b.graveyard.append(card)
+            moved.append(f"{player}:{card}")
+        if len(moved) < amount:
+            self.cut_short[("damage", player)] = amount
+        self.emit(op="damage", player=player, amount=len(moved), cards=moved)
+
+    def _destroy(self, ch: Character) -> None:
+        if ch not in self.r.boards[ch.owner].field:
+            return
+        for card in ch.cards:
+            self.emit(op="move", card=f"{ch.owner}:{card}", **{"from": "field"},
+                      to="graveyard")
+        if self._claims_it_stayed(ch):
+            return  # reported with the claims; the game follows the log
+        self.triggers += self.r._leave_field(ch, "graveyard")
+
+    def _claims_it_stayed(self, ch: Character) -> bool:
+        """The log's effects are given and move none of the character's cards off the field."""
+        if self.line.effects is None:
+            return False
+        refs = {f"{ch.owner}:{c}" for c in ch.cards} | {f"{ch.owner}:{UNKNOWN}"}
+        return not any(e.get("op") == "move" and e.get("from") == "field"
+                       and e.get("card") in refs for e in self.claims)
+
+    def _claimed_cards(self, op: str, player: str | None = None) -> list[str] | None:
+        """The cards the log shows for this ``op`` (to ``player``): the claims of that op
+        are read in order, the n-th for the n-th such effect of the resolution (several
+        unblocked attackers each deal their own damage)."""
+        def ours(d: Mapping[str, Any]) -> bool:
+            return d.get("op") == op and (player is None or d.get("player") == player)
+
+        done = sum(1 for e in self.effects if ours(e))
+        mine = [d for d in self.claims if ours(d)]
+        if done >= len(mine):
+            return None
+        cards = mine[done].get("cards")
+        return [str(c) for c in cards] if isinstance(cards, list) else None
+
+    def _claimed_reveal(self, ref: str) -> str | None:
+        for d in self.claims:
+            if d.get("op") == "reveal" and d.get("character") == ref and d.get("card"):
+                return card_of(str(d["card"]))
+        return None
+
+    def step_size(self, step: dict[str, Any]) -> None:
+        ch = self.target_char()
+        if ch is None:
+            return
+        n = sum(number(card_of(k)) or 0 for k in self.req.key_cards)
+        delta = step["sign"] * n
+        keys = ", ".join(self.req.key_cards)
+        self.r.grant(Ability(
+            name=self.req.action.name, source=f"{self.req.id}, {keys}",
+            owner=self.req.controller, scope="this", timestamp=self.r.tick(), stat="size",
+            op="add", amount=delta, character=ch.ref, until="end_of_turn"))
+        self.emit(op="size", character=ch.ref, delta=delta, until="end_of_turn")
+
+    def step_destroy_if_size_not_positive(self, step: dict[str, Any]) -> None:
+        ch = self.target_char()
+        if ch is None:
+            return
+        size = self.r.size(ch)
+        if size is not None and size <= 0:
+            self._destroy(ch)
+        elif step.get("else_key_to_fog"):
+            self.key_dest = "fog"
+
+    def step_key_to_fog(self, step: dict[str, Any]) -> None:
+        self.key_dest = "fog"
+
+    def step_twist(self, step: dict[str, Any]) -> None:
+        ch = self.target_char()
+        if ch is None:
+            return
+        state = self.choices.get("state")
+        if state not in ("charge", "drive"):
+            if state is None:
+                self.rep("log.choice-missing", "bp6.2",
+                         "Twist: the chosen state is not recorded; drive is assumed.",
+                         severity="warning")
+            else:
+                self.rep("legality.choice-invalid", "bp6.2",
+                         "Twist puts a character into charge or drive state.", actual=state)
+            state = "drive"
+        ch.state = state
+        self.emit(op=state, character=ch.ref)
+
+    def step_counter(self, step: dict[str, Any]) -> None:
+        target = self.flow.requests.get(self.req.targets[0]) if self.req.targets else None
+        if target is None:
+            return
+        mine = sum(number(card_of(k)) or 0 for k in self.req.key_cards)
+        tk = target.key_cards
+        if len(tk) == 1:
+            theirs = number(card_of(tk[0]))
+            if theirs is None:
+                self.rep("log.hidden-info", "bp6.2",
+                         "The countered request's key card is not shown.", severity="warning")
+                if not any(e.op == "negate" for e in self.line.effects or []):
+                    return
+            elif mine < theirs:
+                self.why.append(
+                    f"the Counter's key card number {mine} is lower than {target.id}'s key "
+                    f"card number {theirs}, so {target.id} is not negated")
+                return
+        self.emit(op="negate", request=target.id)
+        claims = self.line.effects
+        if claims is not None and not any(
+                e.get("op") == "negate" and e.get("request") == target.id for e in self.claims):
+            return  # the table did not negate it: reported with the claims, the game goes on
+        if not self.planning:
+            self.flow.negate(target.id)
+        owner = target.controller
+        for k in tk:
+            self.r.boards[owner].graveyard.append(card_of(k))
+
+    def step_destroy_target(self, step: dict[str, Any]) -> None:
+        ch = self.target_char()
+        if ch is not None:
+            self._destroy(ch)
+
+    def step_damage_target(self, step: dict[str, Any]) -> None:
+        if not self.req.targets:
+            return  # no target named: reported when requested (legality.target-invalid)
+        player = self.req.targets[0]
+        n = sum(number(card_of(k)) or 0 for k in self.req.key_cards
+                if (parse_card(card_of(k)) or Card(None, None)).suit == step["suit"])
+        self._damage(player, n)
+
+    def step_search(self, step: dict[str, Any]) -> None:
+        player = self.req.controller
+        b = self.r.boards[player]
+        ref = self.choices.get("card")
+        if ref is None:
+            self.rep("log.choice-missing", "bp6.2", "Search: the card taken is not recorded.",
+                     severity="warning")
+            card = UNKNOWN
+        else:
+            card = card_of(str(ref))
+        if b.deck is not None:
+            if card in b.deck:
+                b.deck.remove(card)
+            elif UNKNOWN in b.deck:
+                b.deck.remove(UNKNOWN)
+            elif b.deck:
+                self.rep("legality.choice-invalid", "bp6.2", f"{card} is not in the deck.",
+                         actual=ref)
+                card = UNKNOWN
+                b.deck.pop()
+            else:
+                self.rep("legality.choice-invalid", "bp6.2", "The deck is empty.")
+                return
+            b.deck = [UNKNOWN] * len(b.deck) if not self.r.deck_known else b.deck
+        b.add_to_hand(card)
+        self.emit(op="move", card=f"{player}:{card}", **{"from": "deck"}, to="hand")
+        self.emit(op="shuffle", player=player)
+
+    def step_dig(self, step: dict[str, Any]) -> None:
+        """世代交代: mill until a Joker/A/J/Q/K appears; that card goes to hand."""
+        player = self.req.controller
+        b = self.r.boards[player]
+        claimed = self.claims
+        if b.deck is not None and UNKNOWN not in b.deck:
+            while b.deck:
+                card = b.deck.pop(0)
+                if number(card) in self.r.ng_ranks:
+                    b.add_to_hand(card)
+                    self.emit(op="move", card=f"{player}:{card}", **{"from": "deck"}, to="hand")
+                    return
+                b.graveyard.append(card)
+                self.emit(op="move", card=f"{player}:{card}", **{"from": "deck"},
+                          to="graveyard")
+            return
+        moves = [e for e in claimed if e.get("op") == "move"]
+        if not moves:
+            self.rep("log.hidden-info", "bp6.2",
+                     "世代交代 milled an unknown number of cards (the log does not show "
+                     "them): deck counts are unknown from here.", severity="warning")
+            b.deck = None
+            b.hand_unknown = None if b.hand_unknown is None else b.hand_unknown + 1
+            return
+        for e in moves:
+            card = card_of(str(e.get("card", UNKNOWN)))
+            top = b.pop_deck()
+            if top is None:
+                break
+            if e.get("to") == "hand":
+                b.add_to_hand(card)
+            else:
+                b.graveyard.append(card)
+            self.emit(op="move", card=f"{player}:{card}", **{"from": "deck"},
+                      to=e.get("to", "graveyard"))
+
+    # ------------------------------------------------------------------ finishing
+    def finish(self) -> Resolution:
+        """Key cards leave the stage; compare the log's claimed effects with ours."""
+        controller = self.req.controller
+        b = self.r.boards[controller]
+        if self.req.status != "negated":
+            dest = "graveyard" if self.fizzled else self.key_dest
+            for k in self.req.key_cards:
+                card = card_of(k)
+                if dest == "graveyard":
+                    b.graveyard.append(card)
+                elif dest == "fog":
+                    b.fog.append(card)
+        self._compare_claims()
+        self._after_triggers()
+        return Resolution(
+            result="fizzled" if self.fizzled else "resolved",
+            effects=self.effects, findings=self.findings, triggers=self.triggers,
+        )
+
+    def _after_triggers(self) -> None:
+        """The action the edition starts after this one resolved (Block is started by
+        designate_attackers, only when there is an attacker)."""
+        after = self.r.after.get(self.req.action.id)
+        if after and not self.fizzled and after["action"] != "block":
+            controller = self.req.controller
+            ctl = self.flow.turn_player if self.r.actions[after["action"]].data.get(
+                "controller") == "turn_player" else controller
+            self.triggers.append(TriggerSpec(after["action"], self.req.id, ctl or controller))
+
+    def _compare_claims(self) -> None:
+        claims = self.line.effects
+        if claims is None:
+            return
+        ours = [e for e in self.effects if e["op"] != "reveal"]
+        theirs = [e for e in self.claims if e.get("op") != "reveal"]
+        keymoves = [t for t in theirs if t.get("op") == "move" and t.get("from") == "stage"]
+        theirs = [t for t in theirs if t not in keymoves]
+        for t in keymoves:
+            if self.key_dest == "field" or t.get("to") != ("graveyard" if self.key_dest not in (
+                    "fog",) else "fog"):
+                self.rep("legality.key-card-not-to-graveyard", "bp4.3.3.2.1",
+                         f"{t.get('card')} went to the {t.get('to')}; the rules send it to the "
+                         f"{self.key_dest}.", expected=self.key_dest, actual=t.get("to"))
+        diff = compare(ours, theirs)
+        if not diff:
+            return
+        unmatched, extra = diff.unmatched, diff.extra
+        if self.fizzled != (self.line.result == "fizzled"):
+            # The recorded result is wrong and already reported (fizzle-not-applied, or a
+            # fizzle that should not be): a wrong resolution gets only that finding.
+            self._apply_as_played(extra, [])
+            return
+        if self._fewer_from_an_uncounted_deck(unmatched, extra):
+            self.rep("log.hidden-info", "bp4.3.3.1.2",
+                     f"The log records fewer cards for {self.req.action.name} than the rules "
+                     f"give, from a {self.r.deck_zone} whose count is unknown: whether only "
+                     "part of the effect was possible cannot be checked; the table's count "
+                     "is followed.", severity="warning", expected=unmatched, actual=extra)
+            self._apply_as_played(extra, unmatched)
+            return
+        for o in unmatched:
+            if o["op"] != "damage":
+                continue
+            player = str(o.get("player"))
+            told = next((t for t in extra if t.get("op") == "damage"
+                         and t.get("player") == player and isinstance(t.get("amount"), int)),
+                        None)
+            if told is None:
+                continue
+            for att in self.sizes_used.get(player, []):
+                found = self.r.explain_size(att, told["amount"], f"{att.ref}'s size")
+                if found is not None:
+                    code, message = found
+                    self.rep(code, "bp4.4.3", f"The damage to {player} is the attacker's "
+                             f"size. {message}", expected=o.get("amount"),
+                             actual=told["amount"])
+                    self._apply_as_played(extra, unmatched)
+                    return
+        counted = [o for o in unmatched if o["op"] in ("damage", "draw")]
+        miscount = [t for t in extra if counted and t.get("op") == counted[0]["op"]]
+        if miscount:
+            o = counted[0]
+            wanted = self.cut_short.get((o["op"], str(o.get("player"))))
+            if wanted is not None:
+                # bp4.3.3.1.2: the deck held too few cards for the whole effect.
+                self.rep("legality.partial-not-applied", "bp4.3.3.1.2",
+                         f"Only part of {self.req.action.name}'s effect was possible "
+                         f"({o['op']} {wanted}, {o.get('amount')} card(s) left): that part "
+                         "must be carried out exactly, and the log records it otherwise.",
+                         expected=counted, actual=miscount)
+            else:
+                self.rep("legality.effect-mismatch", "bp4.3.3",
+                         f"The recorded {o['op']} of {self.req.action.name} has another count "
+                         f"than the rules': {o.get('amount')} card(s), which the table could "
+                         "carry out in full.",
+                         expected=counted, actual=miscount)
+            self._apply_as_played(extra, unmatched)
+            return
+        why = f": {'; '.join(self.why)}" if self.why else ""
+        self.rep("legality.effect-mismatch", "bp4.3.3",
+                 f"The recorded effects of {self.req.action.name} differ from the rules'{why}.",
+                 expected=unmatched or "no such effect", actual=extra or "left out")
+        self._apply_as_played(extra, unmatched)
+
+    def _fewer_from_an_uncounted_deck(self, unmatched: list[Effect],
+                                      extra: list[Effect]) -> bool:
+        """Every departure is a damage or draw the log records with fewer cards, from a deck
+        whose count is unknown (it may have run out: a partial effect, not a mistake)."""
+        pending = list(unmatched)
+        for t in extra:
+            o = next((o for o in pending if o["op"] == t.get("op")
+                      and o.get("player") == t.get("player")), None)
+            if o is None or (o["op"], str(o.get("player"))) not in self.count_unknown:
+                return False
+            if not isinstance(t.get("amount"), int) or t["amount"] >= int(o.get("amount", 0)):
+                return False
+            pending.remove(o)
+        return bool(extra) and not pending
+
+    def _apply_as_played(self, extra: list[dict[str, Any]],
+                         ours: list[dict[str, Any]]) -> None:
+        """The table did otherwise than the rules say: follow the game as it was played.
+
+        Carried out: a claimed ``negate``, a claimed character leaving the field, and the
+        number of cards a ``damage`` or ``draw`` really moved (the board's counts follow the
+        log, so a later deck-out is ruled on the real table). Other surplus claims are
+        reported only (docs/decisions.md).
+        """
+        pending = list(ours)
+        for t in extra:
+            op = t.get("op")
+            if op in ("damage", "draw") and isinstance(t.get("amount"), int):
+                player = str(t.get("player"))
+                mine = next((o for o in pending if o["op"] == op and o.get("player") == player),
+                            None)
+                if mine is not None:
+                    pending.remove(mine)
+                if mine is not None and player in self.r.boards:
+                    self._recount(op, player, mine, t["amount"])
+                continue
+            if t.get("op") == "negate" and isinstance(t.get("request"), str):
+                target = self.flow.negate(t["request"])
+                if target is not None:
+                    for k in target.key_cards:
+                        self.r.boards[target.controller].graveyard.append(card_of(k))
+            elif t.get("op") == "move" and t.get("from") == "field" and isinstance(
+                    t.get("card"), str):
+                ch = self.r.find(t["card"])
+                if ch is not None:
+                    self.triggers += self.r._leave_field(ch, str(t.get("to", "graveyard")))
+
+
+    def _recount(self, op: str, player: str, ours: dict[str, Any], amount: int) -> None:
+        """Move the difference between the rules' count and the table's back or on."""
+        b = self.r.boards[player]
+        done = int(ours.get("amount", 0))
+        source = b.graveyard if op == "damage" else None
+        if amount < done:
+            moved = [card_of(c) for c in ours.get("cards", [])][amount:done]
+            for card in reversed(moved):
+                if op == "damage" and source and source[-1] == card:
+                    source.pop()
+                elif op == "draw":
+                    b.take_from_hand(card)
+                if b.deck is not None:
+                    b.deck.insert(0, card)
+        else:
+            for _ in range(amount - done):
+                top = b.pop_deck()
+                if top is None:
+                    break
+                if op == "damage":
+                    b.graveyard.append(top)
+                else:
+                    b.add_to_hand(top)
