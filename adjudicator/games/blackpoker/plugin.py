@@ -3,12 +3,20 @@
 
 from __future__ import annotations
 
+from coreflow_judge.adjudicator.findings import Severity
 from coreflow_judge.adjudicator.games.blackpoker.rules import EDITIONS, FORMATS, BlackPokerRules
 from coreflow_judge.adjudicator.plugins import GamePlugin, attributes_of_rules
 from coreflow_judge.events.models import LogLine, MatchStarted
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RANK_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
+
+CODES: dict[str, tuple[Severity, str]] = {
+    "timing.not-while-turn-player": ("error", "an action allowed only while its requester "
+                                     "does not have the turn, requested on the requester's "
+                                     "own turn (クイック召喚)"),
+}
+"""BlackPoker's own finding codes (docs/findings.md)."""
 
 RULE_STATEMENTS: dict[str, str] = {
     "bp3": "Each format fixes the set-up done before play (9.0: the preset bulwark and "
@@ -41,6 +49,8 @@ RULE_STATEMENTS: dict[str, str] = {
                  "changes.",
     "bp4.5.3.3": "Some actions are started only by the rules; no player may request them, "
                  "even while holding the chance.",
+    "bp4.5.3.4": "Some actions may be requested only while their requester does not have "
+                 "the turn (クイック召喚).",
     "bp6.2": "Each action does exactly what its entry in the format's action list "
              "says: its key cards, costs, targets, the choices it asks for and its effect.",
 }
@@ -86,4 +96,5 @@ GAME = GamePlugin(
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions", "after", "on_event",
                                        "ng_ranks", "format"),
     bare_editions=True,
+    codes=CODES,
 )

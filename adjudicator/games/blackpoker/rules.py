@@ -550,7 +550,7 @@ class BlackPokerRules(RulesHooks):
 
         # Key cards.
         spec = a.get("key")
-        patterns = spec["cards"] if spec else []
+        patterns = spec.get("cards") or [{}] * len(spec.get("rank_set", ())) if spec else []
         keys = []
         for ref in line.key_cards:
             parts = split_ref(ref)
@@ -568,7 +568,7 @@ class BlackPokerRules(RulesHooks):
                 rep("log.hidden-info", "bp4.3.1",
                     "The key card's face is not recorded; its condition cannot be checked.",
                     severity="warning")
-            elif not self._keys_match(keys, patterns):
+            elif not self._keys_match(keys, patterns) or not self._keys_related(keys, spec):
                 rep("legality.key-card-invalid", "bp4.3.1",
                     f"{', '.join(keys)} does not meet {action.name}'s key-card condition.",
                     expected=self._pattern_text(patterns), actual=keys)
@@ -578,6 +578,12 @@ class BlackPokerRules(RulesHooks):
                 if k != UNKNOWN and not self._hand_has(board, k, used[k]):
                     rep("legality.key-card-invalid", "bp4.3.1",
                         f"{k} is not in {player}'s hand.", actual=k)
+        flags = a.get("flags") or {}
+        if flags.get("only_when_not_turn_player") and player == flow.turn_player:
+            rep("timing.not-while-turn-player", "bp4.5.3.4",
+                f"{player} requested {action.name} on their own turn; it may be requested "
+                "only while its requester does not have the turn.",
+                expected="the opponent's turn", actual="own turn")
         # Costs.
         want, waivers = self.cost_of(action, player)
         got = "".join(sorted(c.kind for c in line.costs))
@@ -674,6 +680,24 @@ class BlackPokerRules(RulesHooks):
                         f"{parts[1]} is not in {player}'s hand.", actual=card_ref)
         return out
 
+    @staticmethod
+    def _keys_related(keys: list[str], spec: Mapping[str, Any] | None) -> bool:
+        """The key cards' conditions on one another: ``same_suit`` (a Joker has no suit),
+        ``same_rank``, ``rank_set`` (exactly these ranks, e.g. R・S・F's A, 10-K)."""
+        if not spec:
+            return True
+        cards = [parse_card(k) for k in keys]
+        if any(c is None or c.rank is None for c in cards):
+            return True  # an unseen face: warned as hidden information
+        if spec.get("same_suit") and (
+                any(c.suit is None for c in cards if c) or len({c.suit for c in cards if c}) > 1):
+            return False
+        if spec.get("same_rank") and len({c.rank for c in cards if c}) > 1:
+            return False
+        rank_set = spec.get("rank_set")
+        return not rank_set or sorted(c.rank for c in cards if c and c.rank is not None) == \
+            sorted(rank_set)
+
     def _hand_has(self, board: PlayerBoard, card: str, times: int) -> bool:
         if card == UNKNOWN:
             return board.hand_count is None or board.hand_count >= times
@@ -733,7 +757,12 @@ class BlackPokerRules(RulesHooks):
                 return "an action cannot target itself"
             if req not in flow.stage:
                 return "not on the stage"
-            lo, hi = spec["key_card_count"]
+            if spec.get("immune_flag") and (req.action.data.get("flags") or {}).get(
+                    spec["immune_flag"]):
+                return f"{req.action.name} cannot be targeted by this action"
+            if "action" in spec and req.action.id != spec["action"]:
+                return f"not a {spec['action']} request"
+            lo, hi = spec.get("key_card_count", (0, 99))
             if not lo <= len(req.key_cards) <= hi:
                 return f"a request with {len(req.key_cards)} key cards cannot be countered"
             return None
