@@ -260,8 +260,6 @@ class Resolving:
             valid.append(ch.ref)
             self.emit(op="drive", character=ch.ref)
         self.req.data["attackers"] = valid
-        if valid:
-            self.triggers.append(TriggerSpec("block", self.req.id, self.req.controller))
 
     def step_designate_blockers(self, step: dict[str, Any]) -> None:
         attack = self.flow.requests.get(self.req.source or "")
@@ -586,14 +584,18 @@ class Resolving:
         )
 
     def _after_triggers(self) -> None:
-        """The action the edition starts after this one resolved (Block is started by
-        designate_attackers, only when there is an attacker)."""
+        """The action the edition data starts after this one resolved (``triggers``:
+        ``after``), when the trigger's condition holds (``if: attackers``: the Attack
+        designated at least one attacker)."""
         after = self.r.after.get(self.req.action.id)
-        if after and not self.fizzled and after["action"] != "block":
-            controller = self.req.controller
-            ctl = self.flow.turn_player if self.r.actions[after["action"]].data.get(
-                "controller") == "turn_player" else controller
-            self.triggers.append(TriggerSpec(after["action"], self.req.id, ctl or controller))
+        if not after or self.fizzled or after["action"] not in self.r.actions:
+            return
+        if after.get("if") == "attackers" and not self.req.data.get("attackers"):
+            return
+        controller = self.req.controller
+        ctl = self.flow.turn_player if self.r.actions[after["action"]].data.get(
+            "controller") == "turn_player" else controller
+        self.triggers.append(TriggerSpec(after["action"], self.req.id, ctl or controller))
 
     def _compare_claims(self) -> None:
         claims = self.line.effects

@@ -142,7 +142,8 @@ class BlackPokerRules(RulesHooks):
             if fmt in a.get("formats", formats)
         }
         self.after: dict[str, dict[str, Any]] = {
-            t["after"]: t for t in self.data["triggers"] if "after" in t
+            t["after"]: t for t in self.data["triggers"]
+            if "after" in t and fmt in t.get("formats", formats)
         }
         self.on_event: dict[str, str] = {
             t["event"]: t["action"] for t in self.data["triggers"] if "event" in t
