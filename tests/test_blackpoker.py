@@ -114,7 +114,7 @@ def snapshot(flow: CoreFlow) -> str:
                       sort_keys=True, default=str)
 
 
-@pytest.mark.parametrize(("edition", "seed"), [("6.1", 5), ("9.0", 77), ("9.0", 1878198)])
+@pytest.mark.parametrize(("edition", "seed"), [("6.1", 4), ("9.0", 77), ("9.0", 1878198)])
 def test_the_plan_is_pure_and_is_what_the_table_claims(edition: str, seed: int) -> None:
     lines = simulate_game(edition, seed)
     flow = start_flow(lines[0])

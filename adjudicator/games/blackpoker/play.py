@@ -256,8 +256,13 @@ class Simulator:
         data = action.data
         hand = self._hand(player)
         rng.shuffle(hand)
-        patterns = (data.get("key") or {}).get("cards", [])
-        key_sets: list[list[str]] = [list(c) for c in combinations(hand, len(patterns))]
+        key = data.get("key") or {}
+        patterns = key.get("cards") or [{}] * len(key.get("rank_set", ()))
+        # Only the key sets that meet the condition: the engine checks them again.
+        key_sets: list[list[str]] = [
+            list(c) for c in combinations(hand, len(patterns))
+            if self.rules._keys_match(list(c), patterns)
+            and self.rules._keys_related(list(c), key)]
         rng.shuffle(key_sets)
         targets = self._target_options(player, action)
         for keys in key_sets:

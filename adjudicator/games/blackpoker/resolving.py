@@ -495,6 +495,9 @@ class Resolving:
         if not self.req.targets:
             return  # no target named: reported when requested (legality.target-invalid)
         player = self.req.targets[0]
+        if isinstance(step.get("amount"), int):  # R・S・F: a fixed amount
+            self._damage(player, step["amount"])
+            return
         n = sum(number(card_of(k)) or 0 for k in self.req.key_cards
                 if (parse_card(card_of(k)) or Card(None, None)).suit == step["suit"])
         self._damage(player, n)
@@ -576,6 +579,8 @@ class Resolving:
                     b.graveyard.append(card)
                 elif dest == "fog":
                     b.fog.append(card)
+                elif dest == "hand":
+                    b.add_to_hand(card)
         self._compare_claims()
         self._after_triggers()
         return Resolution(
@@ -606,8 +611,7 @@ class Resolving:
         keymoves = [t for t in theirs if t.get("op") == "move" and t.get("from") == "stage"]
         theirs = [t for t in theirs if t not in keymoves]
         for t in keymoves:
-            if self.key_dest == "field" or t.get("to") != ("graveyard" if self.key_dest not in (
-                    "fog",) else "fog"):
+            if self.key_dest == "field" or t.get("to") != self.key_dest:
                 self.rep("legality.key-card-not-to-graveyard", "bp4.3.3.2.1",
                          f"{t.get('card')} went to the {t.get('to')}; the rules send it to the "
                          f"{self.key_dest}.", expected=self.key_dest, actual=t.get("to"))

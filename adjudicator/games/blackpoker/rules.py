@@ -331,6 +331,21 @@ class BlackPokerRules(RulesHooks):
             return f"{names.get(ranks[0], ranks[0])}-{names.get(ranks[-1], ranks[-1])}"
         return ", ".join(str(names.get(r, r)) for r in ranks)
 
+    def character_for(self, cards: list[str]) -> str:
+        """The character a unit of these cards is, by the edition's rules (a unit "put as a
+        soldier" is re-evaluated): several cards an armed soldier; an A an ace; 2-10 a
+        common soldier; J-K a hero; a Joker a magician where the format has one. An unseen
+        face counts as a common soldier."""
+        if len(cards) > 1:
+            return "armed_soldier"
+        n = number(cards[0]) if cards else None
+        if n == 0:
+            magician = self.data["characters"].get("magician")
+            if magician and self.format in magician.get("formats", [self.format]):
+                return "magician"
+            return "soldier"
+        return self._summon_kind(cards[0]) or "soldier"
+
     def _summon_kind(self, card: str) -> str | None:
         n = number(card)
         if n is None:
@@ -763,6 +778,8 @@ class BlackPokerRules(RulesHooks):
                 return f"{req.action.name} cannot be targeted by this action"
             if "action" in spec and req.action.id != spec["action"]:
                 return f"not a {spec['action']} request"
+            if spec.get("has_target") and not req.targets:
+                return f"{req.action.name} has no target to change"
             lo, hi = spec.get("key_card_count", (0, 99))
             if not lo <= len(req.key_cards) <= hi:
                 return f"a request with {len(req.key_cards)} key cards cannot be countered"

@@ -31,7 +31,7 @@ TYPES = frozenset({"summon", "turn", "combat", "quick_magic", "normal_magic", "m
 CONTROLLERS = frozenset({"turn_player", "requester_of_source", "owner"})
 TARGET_KINDS = frozenset({"player", "request", "character", "soldier", "bulwark", "trump"})
 TARGET_KEYS = frozenset({"kind", "owner", "relation", "key_card_count", "same_suit_as_key",
-                         "action", "not_self", "immune_flag"})
+                         "action", "not_self", "immune_flag", "has_target"})
 KEY_KEYS = frozenset({"cards", "same_suit", "same_rank", "rank_set", "count"})
 PATTERN_KEYS = frozenset({"suits", "ranks", "joker"})
 SUITS = frozenset("SHDC")
