@@ -452,8 +452,10 @@ class Simulator:
         rng = self.rng
         attacker = block.controller
         defender = self._opponent(attacker)
+        attack = self.flow.requests.get(block.source or "")
+        still = attack.data.get("attackers", []) if attack is not None else []
         attackers = [a for a in self.attackers.get(block.source or "", [])
-                     if self.rules.find(a) is not None]
+                     if self.rules.find(a) is not None and a in still]
         free = [ch for ch in self._board(defender).field if self.rules.may_block(ch)]
         rng.shuffle(free)
         out: dict[str, list[str]] = {}

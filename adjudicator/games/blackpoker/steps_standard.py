@@ -277,8 +277,12 @@ class StandardSteps(Resolving):
             return
         spec = target.action.data.get("target")
         keys = [card_of(k) for k in target.key_cards]
-        why = None if spec is None else self.r._target_problem(
-            self.flow, spec, str(new), target.controller, keys, target.id)
+        if str(new) == self.req.id:  # this request itself: allowed where a request may be
+            why = None if spec is not None and spec.get("kind") == "request" else \
+                "that action does not target a request"
+        else:
+            why = None if spec is None else self.r._target_problem(
+                self.flow, spec, str(new), target.controller, keys, target.id)
         if why is not None:
             self.rep("legality.choice-invalid", "bp6.2",
                      f"{new} cannot be the target of {target.id} ({target.action.name}): "
