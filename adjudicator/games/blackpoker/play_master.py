@@ -16,9 +16,9 @@ from coreflow_judge.adjudicator.games.blackpoker.play import Feed, Simulator
 from coreflow_judge.adjudicator.games.blackpoker.steps_master import BJ_POINTS
 from coreflow_judge.events.models import Effect as LogEffect
 
-MASTER_MAIN = {"force": 4, "sword_rain": 2, "recruit": 4, "surprise": 3,
+MASTER_MAIN: dict[str, float] = {"force": 4, "sword_rain": 2, "recruit": 4, "surprise": 3,
                "blackjack": 1, "rsf": 3}
-MASTER_QUICK = {"blackjack": 0.6, "rsf": 1}
+MASTER_QUICK: dict[str, float] = {"blackjack": 0.6, "rsf": 1}
 
 
 class MasterPlay(Simulator):

@@ -9,9 +9,9 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN, card_of
 from coreflow_judge.adjudicator.games.blackpoker.play import Feed, Simulator
 from coreflow_judge.events.models import Effect as LogEffect
 
-STANDARD_MAIN = {"summon_magician": 1.5, "death_lance": 1, "add_bulwark": 1.2,
+STANDARD_MAIN: dict[str, float] = {"summon_magician": 1.5, "death_lance": 1, "add_bulwark": 1.2,
                  "reanimate": 0.6, "handes": 1, "reverse": 0.5}
-STANDARD_QUICK = {"unsummon": 0.4, "quick_summon": 0.8, "kill": 1, "reunion": 0.5,
+STANDARD_QUICK: dict[str, float] = {"unsummon": 0.4, "quick_summon": 0.8, "kill": 1, "reunion": 0.5,
                   "truce": 4, "change_target": 3, "reverse": 0.5}
 
 
