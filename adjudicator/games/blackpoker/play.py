@@ -204,6 +204,7 @@ class Simulator:
         else:
             weights = {}
         weights = {a: w for a, w in weights.items() if a == "pass" or a in self.rules.actions}
+        weights = self.main_and_quick_filter(weights)
         while weights:
             names = list(weights)
             choice = self.rng.choices(names, [weights[n] for n in names])[0]
@@ -223,6 +224,10 @@ class Simulator:
     def quick_weights(self) -> dict[str, float]:
         """The same for a quick response."""
         return dict(QUICK_WEIGHTS)
+
+    def main_and_quick_filter(self, weights: dict[str, float]) -> dict[str, float]:
+        """The last say on the actions tried now (a mixin drops what would not be sound)."""
+        return weights
 
     def _try_request(self, player: str, action: ActionDef) -> Feed | None:
         flow = self.flow

@@ -15,6 +15,9 @@ STANDARD_QUICK: dict[str, float] = {"unsummon": 0.4, "quick_summon": 0.8, "kill"
                   "truce": 4, "change_target": 3, "reverse": 0.5}
 
 
+DECK_READERS = frozenset({"add_bulwark", "recruit", "blackjack"})
+
+
 class StandardPlay(Simulator):
     """``choose_<action>`` and ``targets_<action>`` methods for standard and pro."""
 
@@ -45,6 +48,18 @@ class StandardPlay(Simulator):
         if self.remaining[player] is not None:
             out.pop("add_bulwark", None)  # its cards would come from a shuffled deck
         return out
+
+    def main_and_quick_filter(self, weights: dict[str, float]) -> dict[str, float]:
+        """No Search while one of the player's own requests that turns up deck cards
+        (防壁補充, 徴募, 9.0 B・J) waits on the stage: the simulator plays those only on a
+        deck whose order the engine knows."""
+        player = self.flow.chance or ""
+        if any(r.controller == player and r.action.id in DECK_READERS
+               for r in self.flow.stage):
+            weights.pop("search", None)
+            if "blackjack" in weights and self.rules.actions["blackjack"].speed == "instant":
+                weights.pop("blackjack", None)
+        return weights
 
     # ------------------------------------------------------------------ targets
     def targets_death_lance(self, player: str) -> list[list[str]]:
