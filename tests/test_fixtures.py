@@ -41,7 +41,6 @@ NOT_IN_LITE = {
     "order.instant-before-own-trigger",  # no lite instant has a cost that can trigger
     "order.trigger-instant-before-normal",  # lite never triggers both speeds at once
     "order.trigger-main-before-quick",  # lite never triggers both timings for one player
-    "timing.not-while-turn-player",  # クイック召喚 is a pro action
 }
 
 def _log_of(expected: Path) -> Path:

@@ -521,8 +521,9 @@ class BlackPokerRules(RulesHooks):
                 continue
             left, used = waived(want, [a])
             if used and "".join(sorted(left)) == got:
-                return (f"{action.name} costs {show(want)}: {a.describe()} had ended. The "
-                        f"request paid {show(got)}, still applying it.")
+                return (f"{action.name} costs {show(want)}: {a.name} ({a.source}, scope "
+                        f"{a.scope}) no longer applies, its source having left the field. "
+                        f"The request paid {show(got)}, still applying it.")
         return None
 
     @staticmethod
