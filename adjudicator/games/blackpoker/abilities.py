@@ -132,14 +132,32 @@ def explain(printed: int, in_force: Sequence[Ability], ended: Sequence[Ability],
             recorded: int, what: str) -> Explanation | None:
     """The precedence mistake that gives ``recorded`` instead of the rules' value, if any.
 
-    Tried in this order: one ability in force left out; one that had ended still applied
-    (``precedence.value-mismatch``); the scopes applied this → your → all
+    Tried in this order: the scopes applied this → your → all
     (``precedence.scope-order``); newer before older within a scope
-    (``precedence.timestamp-order``). ``what`` names the value (``alice:S9's size``).
+    (``precedence.timestamp-order``); one ability in force left out; one that had ended
+    still applied (``precedence.value-mismatch``). The order mistakes come first: where
+    abilities conflict (a ``set``), applying them out of order gives the same value as
+    leaving the overridden one out, and the order is what the table got wrong. Where every
+    ability only adds, no order gives another value, so no order finding is ever made.
+    ``what`` names the value (``alice:S9's size``).
     """
     right = compute(printed, in_force)
     if right.value == recorded:
         return None
+    table = compute(printed, scope_reversed(in_force), ordered=True)
+    if table.value == recorded:
+        return Explanation(
+            "precedence.scope-order",
+            f"{what} is {right.value} in scope order all, your, this: {right.text()}. The "
+            f"recorded {recorded} applies the scopes the other way round: {table.text()}.",
+            right, table)
+    table = compute(printed, timestamp_reversed(in_force), ordered=True)
+    if table.value == recorded:
+        return Explanation(
+            "precedence.timestamp-order",
+            f"{what} is {right.value} with the older ability first and the newer "
+            f"overriding it: {right.text()}. The recorded {recorded} applies them newest "
+            f"first: {table.text()}.", right, table)
     for a in rules_order(in_force):
         table = compute(printed, [b for b in in_force if b is not a])
         if table.value == recorded:
@@ -155,20 +173,6 @@ def explain(printed: int, in_force: Sequence[Ability], ended: Sequence[Ability],
                 "precedence.value-mismatch",
                 f"{what} is {right.value}: {right.text()}. The recorded {recorded} still "
                 f"applies {e.describe()}, which had ended: {table.text()}.", right, table)
-    table = compute(printed, scope_reversed(in_force), ordered=True)
-    if table.value == recorded:
-        return Explanation(
-            "precedence.scope-order",
-            f"{what} is {right.value} in scope order all, your, this: {right.text()}. The "
-            f"recorded {recorded} applies the scopes the other way round: {table.text()}.",
-            right, table)
-    table = compute(printed, timestamp_reversed(in_force), ordered=True)
-    if table.value == recorded:
-        return Explanation(
-            "precedence.timestamp-order",
-            f"{what} is {right.value} with the older ability first and the newer "
-            f"overriding it: {right.text()}. The recorded {recorded} applies them newest "
-            f"first: {table.text()}.", right, table)
     return None
 
 
