@@ -173,6 +173,8 @@ def _player_lines(zones: dict[str, Any], size_word: str, card_text: CardText) ->
                 bits.append(f"entered turn {ch['entered_turn']}")
             out.append(f"    {card_text(ch['character'])}: {', '.join(bits)}"
                        f" [{cards_text(ch['cards'], card_text)}]")
+            if ch.get("size_steps"):  # the abilities that make the size, in order
+                out.append(f"      {size_word}: {'; '.join(ch['size_steps'])}")
     return out
 
 

@@ -21,13 +21,24 @@ from coreflow_judge.events.reader import iter_lines
 
 EDITION_FORMATS = {"6.1": ["lite", "standard", "pro", "master", "extra"],
                    "9.0": ["lite", "standard", "pro", "master"]}
+JUDGED = {"6.1": ["lite", "standard", "pro", "master"],
+          "9.0": ["lite", "standard", "pro", "master"]}
 
 
 @pytest.mark.parametrize("edition", sorted(EDITION_FORMATS))
 def test_each_edition_names_its_formats(edition: str) -> None:
     assert load_edition(edition)["formats"] == EDITION_FORMATS[edition]
-    for fmt in EDITION_FORMATS[edition]:
+    for fmt in JUDGED[edition]:
         assert BlackPokerRules(edition, fmt).format == fmt
+
+
+def test_six_one_extra_is_refused_until_its_trumps_are_judged() -> None:
+    """A format the judge does not model is refused with the reason, never judged with
+    false findings (every trump action would otherwise be an unknown action)."""
+    with pytest.raises(UnsupportedRules) as caught:
+        BlackPokerRules("6.1", "extra")
+    assert caught.value.field == "format"
+    assert "not judged yet" in str(caught.value) and "trump" in str(caught.value)
 
 
 def test_nine_has_no_extra_format_and_says_so() -> None:
@@ -39,7 +50,7 @@ def test_nine_has_no_extra_format_and_says_so() -> None:
 
 @pytest.mark.parametrize("edition", sorted(EDITION_FORMATS))
 def test_a_format_holds_every_action_of_the_formats_below_it(edition: str) -> None:
-    formats = EDITION_FORMATS[edition]
+    formats = JUDGED[edition]
     lists = [set(BlackPokerRules(edition, f).actions) for f in formats]
     for smaller, larger in zip(lists, lists[1:], strict=False):
         assert smaller <= larger

@@ -122,6 +122,11 @@ class BlackPokerRules(RulesHooks):
             raise UnsupportedRules(
                 f"BlackPoker {edition} has no format {fmt!r} (its formats: "
                 f"{', '.join(formats)})", field="format")
+        not_yet = self.data["policy"].get("formats_not_judged_yet", {})
+        if fmt in not_yet:
+            raise UnsupportedRules(
+                f"BlackPoker {edition} {fmt} is not judged yet: {not_yet[fmt]}",
+                field="format")
         self.edition = edition
         self.format = fmt
         pol = self.data["policy"]
@@ -924,6 +929,10 @@ class BlackPokerRules(RulesHooks):
                 }
                 for ch in b.field
             ]
+            for ch, shown in zip(b.field, d["field"], strict=True):
+                steps = self.size_steps(ch)
+                if len(steps) > 1:  # abilities change it: how, step by step
+                    shown["size_steps"] = steps
             players[p] = d
         return {"players": players}
 
