@@ -33,7 +33,6 @@ SCOPES = ("all", "your", "this")
 """The scopes in the order the rules apply them."""
 OPS = ("add", "set", "waive")
 STATS = ("size", "cost")
-UNTIL = ("end_of_turn", "leaves_field", "while_on_field")
 
 
 @dataclass(frozen=True, slots=True)
