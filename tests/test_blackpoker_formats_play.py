@@ -132,3 +132,32 @@ def test_the_audit_holds_the_new_actions_and_the_abilities_they_grant() -> None:
     force = [r for r in rows["resolutions"] if r["action"] == "force"]
     assert force and all(e["op"] == "size" and e["until"] == "end_of_turn"
                          for r in force for e in r["effects"])
+
+
+@pytest.mark.parametrize("edition", ["6.1", "9.0"])
+def test_a_waived_cost_paid_in_a_simulated_game_is_a_precedence_finding(edition: str) -> None:
+    """Inject the mistake into games the simulator played: a quick-magic request that the
+    magician's 魔力増加 made free is recorded paying its printed $D (a hand card the log
+    does not show). The judge reports precedence.value-mismatch at that line, naming the
+    ability, and nothing else there."""
+    tried = 0
+    for seed in range(40):
+        text = [line.model_dump(mode="json", exclude_none=True)
+                for line in game(edition, seed, "standard")]
+        for i, d in enumerate(text):
+            if d.get("type") != "request" or d["action"] not in ("up", "down", "twist",
+                                                                 "counter"):
+                continue
+            if d["costs"]:
+                continue  # paid: no magician on the field then
+            d["costs"] = [{"kind": "D", "ref": f"{d['player']}:?"}]
+            report = judge_lines(iter_lines(json.dumps(x) for x in text[:i + 1]))
+            errors = [(f.code, f.seq) for f in report.findings if f.severity == "error"]
+            assert errors == [("precedence.value-mismatch", d["seq"])], f"seed {seed}"
+            message = next(f.message for f in report.findings if f.seq == d["seq"])
+            assert "魔力増加" in message
+            tried += 1
+            break
+        if tried >= 3:
+            return
+    assert tried, "no simulated standard game played quick magic under a magician"
