@@ -161,3 +161,44 @@ def test_a_waived_cost_paid_in_a_simulated_game_is_a_precedence_finding(edition:
         if tried >= 3:
             return
     assert tried, "no simulated standard game played quick magic under a magician"
+
+
+WRONG_CHOICES = {
+    "add_bulwark": {"count": 3},
+    "quick_summon": {"as": "hero"},
+    "reverse": {"state": "sideways"},
+    "reunion": {"card": "{player}:S99"},
+    "reanimate": {"card": "{player}:S99"},
+    "handes": {"card": "{opponent}:S99"},
+    "change_target": {"target": "{player}:S99"},
+}
+"""A choice each action's resolution may not take (a card that is no card of its zone, a
+count or state outside the text's)."""
+
+
+@pytest.mark.parametrize("action", sorted(WRONG_CHOICES))
+def test_a_wrong_choice_in_a_simulated_game_is_caught_at_its_line(action: str) -> None:
+    """Inject a wrong resolve-time choice into a simulated pro game (either edition): the
+    judge reports legality.choice-invalid at that line, and no other error there."""
+    for edition in ("9.0", "6.1"):
+        for seed in range(30):
+            lines = game(edition, seed, "pro")
+            text = [line.model_dump(mode="json", exclude_none=True) for line in lines]
+            actions = {d["request"]: d for d in text if d.get("type") == "request"}
+            for i, d in enumerate(text):
+                req = actions.get(d.get("request", "")) if d.get("type") == "resolve" else None
+                if req is None or req["action"] != action or d["result"] != "resolved":
+                    continue
+                player = req["player"]
+                opponent = "bob" if player == "alice" else "alice"
+                wrong = {k: v.format(player=player, opponent=opponent) if isinstance(v, str)
+                         else v for k, v in WRONG_CHOICES[action].items()}
+                d["choices"] = {**(d.get("choices") or {}), **wrong}
+                d.pop("effects", None)
+                report = judge_lines(iter_lines(json.dumps(x) for x in text[:i + 1]))
+                errors = {(f.code, f.seq) for f in report.findings if f.severity == "error"}
+                assert ("legality.choice-invalid", d["seq"]) in errors, (edition, seed)
+                assert {c for c, s in errors if s == d["seq"]} == {"legality.choice-invalid"}
+                assert all(s == d["seq"] for _, s in errors), (edition, seed, errors)
+                return
+    pytest.skip(f"no simulated pro game resolves {action} in this range")
