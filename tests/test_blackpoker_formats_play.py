@@ -163,7 +163,7 @@ def test_a_waived_cost_paid_in_a_simulated_game_is_a_precedence_finding(edition:
     assert tried, "no simulated standard game played quick magic under a magician"
 
 
-WRONG_CHOICES = {
+WRONG_CHOICES: dict[str, dict[str, object]] = {
     "add_bulwark": {"count": 3},
     "quick_summon": {"as": "hero"},
     "reverse": {"state": "sideways"},

@@ -817,12 +817,29 @@ class BlackPokerRules(RulesHooks):
             return False
         keys = [card_of(k) for k in req.key_cards]
         why = self._target_problem(flow, tspec, req.targets[0], req.controller, keys, req.id)
+        if why is None and "target_stamp" in req.data:
+            # The character found is another one than the one targeted: the target left
+            # the field and came back, or a リバース split it (common.rst: 対象が分裂した場合).
+            ch = self.find(req.targets[0])
+            return ch is not None and ch.timestamp != req.data["target_stamp"]
         return why is not None
+
+    def mark_target(self, req: Req) -> None:
+        """Remember which character a request targets (its timestamp), so that a new
+        character under the same reference is not taken for it at resolution."""
+        ch = self.find(req.targets[0]) if req.targets else None
+        if ch is not None:
+            req.data["target_stamp"] = ch.timestamp
+        else:
+            req.data.pop("target_stamp", None)
 
     def pay_costs(self, flow: CoreFlow, req: Req, line: Request) -> list[TriggerSpec]:
         """Pay $B/$L/$D/$S and take the key cards from hand onto the stage."""
         player = line.player
         board = self.boards[player]
+        if (req.action.data.get("target") or {}).get("kind") not in (None, "player",
+                                                                     "request"):
+            self.mark_target(req)
         for k in req.key_cards:
             board.take_from_hand(card_of(k))
         triggers: list[TriggerSpec] = []

@@ -291,6 +291,8 @@ class StandardSteps(Resolving):
         self.emit(op="change_target", request=target.id, target=str(new))
         if not self.planning:
             target.targets[0] = str(new)
+            if spec is not None and spec.get("kind") not in ("player", "request"):
+                self.r.mark_target(target)
 
     # ------------------------------------------------------------------ リバース
     def step_reverse(self, step: dict[str, Any]) -> None:
