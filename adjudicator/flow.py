@@ -322,6 +322,8 @@ class CoreFlow:
         self.stage.append(req)
         self.ledger.derive(Stage, dict(request=req.id), req)
         self.continuations.append(Continuation.NORMAL_STAGED_TO_D4)
+        # What requesting it triggers is checked once it is on the stage (above it).
+        self.add_triggers(self.rules.on_staged(self, req))
         self.run_trigger_check()
 
     def check_request_timing(self, line: Request, action: ActionDef, report: bool) -> list[str]:
@@ -374,7 +376,8 @@ class CoreFlow:
             req = Req(
                 id=self.ledger.provisional_id(), action=action, controller=spec.controller,
                 seq=self.last_seq, triggered=True, source=spec.source, status="buffer",
-                provisional=True,
+                provisional=True, key_cards=list(spec.key_cards),
+                targets=list(spec.targets), data=dict(spec.facts),
             )
             self.ledger.add(req)
             self.buffer.append(req)
@@ -635,6 +638,10 @@ class CoreFlow:
                 self.add_triggers(req.cost_triggers)
                 req.cost_triggers = []
             self.run_trigger_check()
+            res = self.resolutions.get(line.seq)
+            if res is not None and res.pass_chance and self.chance == req.controller \
+                    and self.result is None:
+                self._record_pass(req.controller)  # the effect passes the chance
             return
         if req.status == "buffer":
             self._check_trigger_order(req)

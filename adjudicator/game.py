@@ -78,6 +78,13 @@ class TriggerSpec:
     action: str
     source: str
     controller: str
+    key_cards: tuple[str, ...] = ()
+    """Key cards the starting effect gives the request (修繕 starts 装備 with the card it
+    chose; virtual key cards of an ability are kept in ``data``)."""
+    targets: tuple[str, ...] = ()
+    """The target the starting effect fixes (ファントム's リバース, 切札再生's card)."""
+    facts: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    """The game's own facts about the trigger (they become the request's game slot)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +109,9 @@ class Resolution:
     effects: list[dict[str, Any]]
     findings: list[Finding] = field(default_factory=list)
     triggers: list[TriggerSpec] = field(default_factory=list)
+    pass_chance: bool = False
+    """The effect ends by passing the chance (6.1 ファントム, 修繕: "after starting the
+    action, pass the chance"): the requester's pass is a consequence of the rules."""
 
 
 class GameRules(Protocol[FlowT, ReqT]):
@@ -138,6 +148,10 @@ class GameRules(Protocol[FlowT, ReqT]):
         """A die was rolled (games that decide by dice keep it for the next choice)."""
         ...
 
+    def on_staged(self, flow: FlowT, req: ReqT) -> list[TriggerSpec]:
+        """A direct normal request is on the stage: what requesting it triggered."""
+        ...
+
     def settle(self, flow: FlowT) -> list[TriggerSpec]:
         """Nothing is pending: a game whose step ends by itself moves on (see RulesHooks)."""
         ...
@@ -161,6 +175,11 @@ class RulesHooks(Generic[HookFlowT]):
 
     def on_roll(self, flow: HookFlowT, line: Roll) -> None:
         """A game without dice: a roll is recorded and changes nothing."""
+
+    def on_staged(self, flow: HookFlowT, req: Any) -> list[TriggerSpec]:
+        """A direct normal request was put on the stage: the requests that requesting it
+        triggers (checked after it is staged, so they go above it). Default: none."""
+        return []
 
     def settle(self, flow: HookFlowT) -> list[TriggerSpec]:
         """Called whenever nothing is pending and no instant request waits for its

@@ -103,6 +103,9 @@ class GameStarted(_Line):
     reveals: dict[PlayerId, list[str]] | None = None
     hands: dict[PlayerId, list[str]] | None = None
     presets: dict[PlayerId, Preset] | None = None
+    trumps: dict[PlayerId, list[str]] | None = None
+    """BlackPoker 6.1 extra: the trumps each player placed face down before the game (at
+    most 2; ``?`` where the recorder does not know a face). Not part of the deck."""
 
 
 class TurnStarted(_Line):

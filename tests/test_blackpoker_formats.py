@@ -21,7 +21,7 @@ from coreflow_judge.events.reader import iter_lines
 
 EDITION_FORMATS = {"6.1": ["lite", "standard", "pro", "master", "extra"],
                    "9.0": ["lite", "standard", "pro", "master"]}
-JUDGED = {"6.1": ["lite", "standard", "pro", "master"],
+JUDGED = {"6.1": ["lite", "standard", "pro", "master", "extra"],
           "9.0": ["lite", "standard", "pro", "master"]}
 
 
@@ -30,15 +30,6 @@ def test_each_edition_names_its_formats(edition: str) -> None:
     assert load_edition(edition)["formats"] == EDITION_FORMATS[edition]
     for fmt in JUDGED[edition]:
         assert BlackPokerRules(edition, fmt).format == fmt
-
-
-def test_six_one_extra_is_refused_until_its_trumps_are_judged() -> None:
-    """A format the judge does not model is refused with the reason, never judged with
-    false findings (every trump action would otherwise be an unknown action)."""
-    with pytest.raises(UnsupportedRules) as caught:
-        BlackPokerRules("6.1", "extra")
-    assert caught.value.field == "format"
-    assert "not judged yet" in str(caught.value) and "trump" in str(caught.value)
 
 
 def test_nine_has_no_extra_format_and_says_so() -> None:

@@ -37,6 +37,15 @@ class Character:
 
 
 @dataclass(slots=True)
+class Trump:
+    """A trump (切札, 6.1 extra): a card placed under the deck before the game, face down
+    until opened; its ability is in force while it is face up."""
+
+    card: str
+    face_up: bool = False
+
+
+@dataclass(slots=True)
 class PlayerBoard:
     deck: list[str] | None = None
     hand_known: Counter[str] = field(default_factory=Counter)
@@ -44,6 +53,7 @@ class PlayerBoard:
     graveyard: list[str] = field(default_factory=list)
     fog: list[str] = field(default_factory=list)
     field: list[Character] = field(default_factory=list)
+    trumps: list[Trump] = dataclasses.field(default_factory=list)
 
     @property
     def deck_count(self) -> int | None:
@@ -97,6 +107,7 @@ class PlayerBoard:
             self.hand_unknown, list(self.graveyard), list(self.fog),
             [dataclasses.replace(ch, cards=list(ch.cards), entered=list(ch.entered))
              for ch in self.field],
+            [dataclasses.replace(t) for t in self.trumps],
         )
 
     def character(self, ref: str) -> Character | None:
@@ -114,4 +125,6 @@ class PlayerBoard:
             "hand_known": known,
             "graveyard": list(self.graveyard),
             "fog": list(self.fog),
+            **({"trumps": [{"card": t.card, "face": "up" if t.face_up else "down"}
+                           for t in self.trumps]} if self.trumps else {}),
         }

@@ -12,6 +12,12 @@ SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RANK_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
 
 CODES: dict[str, tuple[Severity, str]] = {
+    "legality.ability-not-in-force": ("error", "an action requested under an ability that "
+                                      "is not in force: its trump face down or gone, or its "
+                                      "originating soldier not one the ability reaches "
+                                      "(6.1 extra)"),
+    "legality.setup-invalid": ("error", "a set-up the format does not allow: more than two "
+                               "trumps, or trumps outside the extra format"),
     "timing.not-while-turn-player": ("error", "an action allowed only while its requester "
                                      "does not have the turn, requested on the requester's "
                                      "own turn (クイック召喚)"),
@@ -51,6 +57,13 @@ RULE_STATEMENTS: dict[str, str] = {
                  "even while holding the chance.",
     "bp4.5.3.4": "Some actions may be requested only while their requester does not have "
                  "the turn (クイック召喚).",
+    "bp-extra.trumps": "Extra: before the game each player may place up to two trumps face "
+                       "down, apart from the deck; no other format has trumps.",
+    "bp-extra.abilities": "Extra: a trump's ability is in force only while the trump is "
+                          "face up; a soldier-originated action is started by driving a "
+                          "charge-state soldier the ability reaches.",
+    "bp-extra.giant": "Extra: 巨人 must be designated as an attacker whenever it is able to "
+                      "attack.",
     "bp6.2": "Each action does exactly what its entry in the format's action list "
              "says: its key cards, costs, targets, the choices it asks for and its effect.",
 }

@@ -23,6 +23,7 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     card_of,
     number,
     parse_card,
+    split_ref,
 )
 from coreflow_judge.adjudicator.plan import Effect, PlanStep, ResolutionPlan
 
@@ -57,6 +58,10 @@ class Resolving:
         self.findings: list[Finding] = []
         self.triggers: list[TriggerSpec] = []
         self.key_dest = "graveyard"
+        self.pass_chance = False
+        self.had_field = {p: bool(b.field) for p, b in rules.boards.items()}
+        """Who had a character on the field just before the effect (what 要塞 reads)."""
+        """The effect ends by passing the chance (ファントム, 修繕)."""
         self.fizzled = False
         self.why: list[str] = []
         """Why a step had no effect, in a judge's words (quoted when the log disagrees)."""
@@ -112,6 +117,36 @@ class Resolving:
     def emit(self, **effect: Any) -> None:
         self.effects.append(effect)
 
+    def _claimed_enter_cards(self, as_: str) -> list[str]:
+        """The cards the log's ``enter`` claims name for characters entering ``as_``."""
+        out: list[str] = []
+        for d in self.claims:
+            if d.get("op") == "enter" and d.get("as") == as_:
+                out += [card_of(str(c)) for c in d.get("cards") or []]
+        return out
+
+    def _graveyard_choice(self, player: str, name: str) -> str | None:
+        """The card chosen in ``player``'s graveyard (choice ``card``), checked."""
+        raw = self.choices.get("card")
+        b = self.r.boards[player]
+        if raw is None:
+            self.rep("log.choice-missing", "bp6.2",
+                     f"{name}: the card chosen in the graveyard is not recorded.",
+                     severity="warning")
+            return None
+        parts = split_ref(str(raw))
+        card = parts[1] if parts else str(raw)
+        if parts is not None and parts[0] != player:
+            self.rep("legality.choice-invalid", "bp6.2",
+                     f"{raw} is not in {player}'s graveyard.", actual=raw)
+            return None
+        if card not in b.graveyard:
+            self.rep("legality.choice-invalid", "bp6.2",
+                     f"{card} is not in {player}'s graveyard.", actual=raw)
+            return None
+        return card
+
+
     def step_enter_bulwark_from_hand(self, step: dict[str, Any]) -> None:
         player = self.req.controller
         # An unrecorded card (warned when requested) is still a bulwark, face unknown.
@@ -152,6 +187,13 @@ class Resolving:
         tp = self.flow.turn_player
         if tp is None:
             return
+        if self.r.rule_in_force("loss", tp) and sum(
+                ch.kind == "bulwark" and ch.state == "charge"
+                for ch in self.r.boards[tp].field) >= 2:
+            # 喪失 (♢5 face up, 2+ charge-state bulwarks): the Charge only starts the Draw.
+            self.why.append(f"{tp}'s 喪失 is face up with 2 or more charge-state bulwarks: "
+                            "the Charge charges nothing")
+            return
         for ch in self.r.boards[tp].field:
             if ch.state != "charge":
                 ch.state = "charge"
@@ -174,7 +216,7 @@ class Resolving:
                 n = n if isinstance(n, int) and n > 0 else 1
         else:
             n = step["count"]
-            if b.deck is not None and len(b.deck) <= step["low_life"]:
+            if b.deck is not None and len(b.deck) <= step.get("low_life", -1):
                 n = step["low_count"]
             elif b.deck is None:
                 self.rep("log.hidden-info", "bp6.2",
@@ -220,6 +262,7 @@ class Resolving:
             b.take_from_hand(card)
             b.graveyard.append(card)
             self.emit(op="move", card=f"{player}:{card}", **{"from": "hand"}, to="graveyard")
+        self.triggers += self.r.discarded(player, len(chosen), self.req.id)
 
     def step_fog_to_graveyard(self, step: dict[str, Any]) -> None:
         b = self.r.boards[self.req.controller]
@@ -259,6 +302,12 @@ class Resolving:
             ch.state = "drive"
             valid.append(ch.ref)
             self.emit(op="drive", character=ch.ref)
+        for ch in self.r.boards[player].field:
+            if self.r.data["characters"][ch.kind].get("must_attack") and ch.ref not in valid \
+                    and self.r.may_attack(ch, self.flow.turn):
+                self.rep("legality.choice-invalid", "bp-extra.giant",
+                         f"{ch.ref} ({ch.kind}) is in charge state and may attack: it must be "
+                         "designated as an attacker.", actual=attackers)
         self.req.data["attackers"] = valid
 
     def step_designate_blockers(self, step: dict[str, Any]) -> None:
@@ -314,6 +363,9 @@ class Resolving:
             bl = [c for c in (self.r.find(b) for b in blockers.get(aref, [])) if c is not None]
             asize = self.r.size(att)
             if not bl:
+                self.triggers += [
+                    TriggerSpec(t.action, aref, att.owner)
+                    for t in self.r.trump_triggers(att.owner, "unblocked_attacker", aref)]
                 if asize is None:
                     self.rep("log.hidden-info", "bp6.2", f"{aref}'s size is unknown.",
                              severity="warning")
@@ -339,6 +391,9 @@ class Resolving:
                 else:
                     n = number(card)
                     kills = n == 0 or n in att.ranks()
+                if kills and self.r.data["characters"][att.kind].get("bulwark_proof"):
+                    kills = False  # 巨人 is not moved to the graveyard by a bulwark
+                    self.why.append(f"{att.ref} ({att.kind}) is not destroyed by a bulwark")
                 bw.face_down = False
                 self.emit(op="reveal", character=bw.ref, card=f"{bw.owner}:{card}")
                 if kills:
@@ -351,6 +406,18 @@ class Resolving:
                          severity="warning")
                 continue
             total = sum(s for s in sizes if s is not None)
+            if self.r.rule_in_force("revolution"):
+                # 革命 (♠A face up, either player's): the larger goes to the graveyard (both
+                # when equal) and its player takes the difference in damage.
+                if asize >= total:
+                    self._destroy(att)
+                if total >= asize:
+                    for c in bl:
+                        self._destroy(c)
+                if asize != total:
+                    loser = att.owner if asize > total else bl[0].owner
+                    self._damage(loser, abs(asize - total))
+                continue
             if asize <= total:
                 self._destroy(att)
             if total <= asize:
@@ -359,6 +426,10 @@ class Resolving:
 
     def _damage(self, player: str, amount: int) -> None:
         """Damage: top cards of the deck to the graveyard, as many as there are."""
+        if self._fortress_holds(player):
+            self.why.append(f"{player}'s 要塞 is face up and {player} had a character on the "
+                            "field: no damage from the opponent's ♠-keyed action")
+            return
         b = self.r.boards[player]
         shown = self._claimed_cards("damage", player)
         if b.deck is None:
@@ -375,6 +446,16 @@ class Resolving:
         if len(moved) < amount:
             self.cut_short[("damage", player)] = amount
         self.emit(op="damage", player=player, amount=len(moved), cards=moved)
+
+    def _fortress_holds(self, player: str) -> bool:
+        """要塞 (♣9 face up): a player with a character on the field just before the
+        opponent's action with a ♠ key card takes effect takes no damage from it."""
+        if player == self.req.controller or not self.r.rule_in_force("fortress", player):
+            return False
+        if not any((c := parse_card(card_of(k))) is not None and c.suit == "S"
+                   for k in self.req.key_cards):
+            return False
+        return self.had_field.get(player, False)
 
     def _destroy(self, ch: Character) -> None:
         if ch not in self.r.boards[ch.owner].field:
@@ -571,7 +652,7 @@ class Resolving:
         """Key cards leave the stage; compare the log's claimed effects with ours."""
         controller = self.req.controller
         b = self.r.boards[controller]
-        if self.req.status != "negated":
+        if self.req.status != "negated" and not self.req.data.get("virtual_keys"):
             dest = "graveyard" if self.fizzled else self.key_dest
             for k in self.req.key_cards:
                 card = card_of(k)
@@ -586,6 +667,7 @@ class Resolving:
         return Resolution(
             result="fizzled" if self.fizzled else "resolved",
             effects=self.effects, findings=self.findings, triggers=self.triggers,
+            pass_chance=self.pass_chance and not self.fizzled,
         )
 
     def _after_triggers(self) -> None:

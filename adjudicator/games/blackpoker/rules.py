@@ -62,6 +62,7 @@ from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
 from coreflow_judge.adjudicator.games.blackpoker.steps_extra import ExtraSteps
 from coreflow_judge.adjudicator.games.blackpoker.steps_master import MasterSteps
 from coreflow_judge.adjudicator.games.blackpoker.steps_standard import StandardSteps
+from coreflow_judge.adjudicator.games.blackpoker.trumps import TrumpRules
 from coreflow_judge.adjudicator.games.common import deck_out, load_edition_data, unknown_decks
 from coreflow_judge.adjudicator.plan import ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
@@ -108,7 +109,7 @@ class GameStartPlan:
     first_player: str
 
 
-class BlackPokerRules(RulesHooks):
+class BlackPokerRules(TrumpRules, RulesHooks):
     """The rules of one BlackPoker edition and format, for one match."""
 
     def __init__(self, edition: str, fmt: str) -> None:
@@ -138,9 +139,13 @@ class BlackPokerRules(RulesHooks):
             rule_refs=dict(pol.get("rule_refs", {})),
         )
         self.trigger_order = CoreTriggerOrder()
+        # An action with an alternative cost at quick timing (オープン $DD, the trump
+        # summons $BD) may be requested at quick timing: that is its timing for the flow,
+        # and the cost checks which cost the timing allows (:meth:`cost_of`).
         self.actions: dict[str, ActionDef] = {
             aid: ActionDef(
-                id=aid, name=a["name"], speed=a["speed"], timing=a["timing"],
+                id=aid, name=a["name"], speed=a["speed"],
+                timing=(a.get("alt_cost") or {}).get("timing", a["timing"]),
                 direct=bool(a["direct"]), once_per_turn=bool(a.get("once_per_turn")), data=a,
             )
             for aid, a in self.data["actions"].items()
@@ -198,6 +203,7 @@ class BlackPokerRules(RulesHooks):
                 "The header gives no deck size for every player: deck counts are unknown and "
                 "deck-out cannot be ruled."
             )
+        self.place_trumps(flow, line)
         presets = line.presets or {}
         if self.pol["preset"]:
             for p in flow.players:
@@ -414,9 +420,12 @@ class BlackPokerRules(RulesHooks):
     def printed_size(self, ch: Character) -> int | None:
         """The value before abilities: the card's number (a sum of its cards for an armed
         soldier); None for a bulwark or a face the log does not show."""
-        rule = self.data["characters"][ch.kind]["size"]
+        spec = self.data["characters"][ch.kind]
+        rule = spec["size"]
         if rule == "none":
             return None
+        if rule == "fixed":  # a trump character's number (リアニメーター 11, 魔王 26)
+            return int(spec["number"])
         ranks = ch.ranks()
         if any(r is None for r in ranks):
             return None
@@ -502,10 +511,19 @@ class BlackPokerRules(RulesHooks):
                         applies=spec.get("applies", {}), until="while_on_field"))
         return out
 
-    def cost_of(self, action: ActionDef, player: str) -> tuple[str, list[Ability]]:
+    def at_main_timing(self, flow: CoreFlow, player: str) -> bool:
+        """Main timing for ``player``: their own turn and an empty stage."""
+        return flow.turn_player == player and not flow.stage
+
+    def cost_of(self, action: ActionDef, player: str, main: bool = True
+                ) -> tuple[str, list[Ability]]:
         """What ``action`` costs ``player`` now: the printed cost less what the abilities in
-        force waive (魔力増加), and the abilities that waived part of it."""
+        force waive (魔力増加), and the abilities that waived part of it. Outside main timing
+        (``main`` False) an action with an alternative quick-timing cost costs that."""
+        alt = action.data.get("alt_cost")
         printed = "".join(sorted(action.data.get("cost") or ""))
+        if alt is not None and not main:
+            printed = "".join(sorted(alt["cost"]))
         reach = [a for a in self.static_abilities("cost") + self.abilities
                  if a.stat == "cost" and self._reaches_action(a, action, player)]
         left, used = waived(printed, reach)
@@ -570,8 +588,11 @@ class BlackPokerRules(RulesHooks):
         def rep(code: str, rule: str, msg: str, **kw: Any) -> None:
             out.append(finding(code, seq, rule, msg, **kw))
 
-        # Key cards.
-        spec = a.get("key")
+        # Abilities that grant the action (6.1 extra: trumps, trump characters).
+        out += self.grant_findings(flow, line, action)
+        free = self.free_use(line, action)
+        # Key cards (none where a character's free use supplies virtual ones).
+        spec = None if free is not None else a.get("key")
         patterns = spec.get("cards") or [{}] * len(spec.get("rank_set", ())) if spec else []
         keys = []
         for ref in line.key_cards:
@@ -607,9 +628,21 @@ class BlackPokerRules(RulesHooks):
                 "only while its requester does not have the turn.",
                 expected="the opponent's turn", actual="own turn")
         # Costs.
-        want, waivers = self.cost_of(action, player)
+        main = self.at_main_timing(flow, player)
+        want, waivers = self.cost_of(action, player, main)
+        if a.get("originated") or free is not None:
+            want, waivers = "C", []  # the originating soldier is driven, nothing else
         got = "".join(sorted(c.kind for c in line.costs))
-        if want != got:
+        alt = a.get("alt_cost")
+        if alt is not None and main and got == "".join(sorted(alt["cost"])):
+            want = got  # the quick-timing cost may be paid at main timing too
+        if alt is not None and not main and want != got and got == "".join(
+                sorted(a.get("cost") or "")):
+            rep("legality.cost-unpaid", "bp4.3.1.1",
+                f"{action.name} was requested outside main timing (the stage not empty, or "
+                f"not {player}'s turn): only its quick-timing cost ${want} allows that; the "
+                f"request paid the main-timing ${got}.", expected=want, actual=got)
+        elif want != got:
             why = self._cost_precedence(action, player, want, got, waivers)
             if why is not None:
                 rep("precedence.value-mismatch", "bp4.3.1.1", why,
@@ -681,7 +714,8 @@ class BlackPokerRules(RulesHooks):
                 f"{action.name} takes exactly one target.", expected=1,
                 actual=len(line.targets))
         else:
-            why = self._target_problem(flow, tspec, line.targets[0], player, keys, line.request)
+            why = self._target_problem(flow, tspec, line.targets[0], player, keys, line.request,
+                                       action.id)
             if why:
                 code = "log.unknown-ref" if why.startswith("no ") else "legality.target-invalid"
                 rep(code, "bp4.3.2.1", f"Target {line.targets[0]}: {why}.",
@@ -762,7 +796,7 @@ class BlackPokerRules(RulesHooks):
 
     def _target_problem(
         self, flow: CoreFlow, spec: dict[str, Any], target: str, player: str,
-        keys: list[str], own_id: str | None,
+        keys: list[str], own_id: str | None, action_id: str | None = None,
     ) -> str | None:
         kind = spec["kind"]
         if kind == "player":
@@ -790,12 +824,29 @@ class BlackPokerRules(RulesHooks):
             if not lo <= len(req.key_cards) <= hi:
                 return f"a request with {len(req.key_cards)} key cards cannot be countered"
             return None
+        if kind == "trump":
+            found = self.find_trump(target)
+            if found is None:
+                return "no such trump"
+            if spec.get("owner") == "self" and found[0] != player:
+                return f"must be {player}'s own"
+            return None
         ch = self.find(target)
         if ch is None:
             return "not a character on the field"
         if spec.get("owner") == "self" and ch.owner != player:
             return f"must be {player}'s own"
-        ckind = self.data["characters"][ch.kind]["kind"]
+        cspec = self.data["characters"][ch.kind]
+        if cspec.get("untargetable"):
+            return f"a {ch.kind} cannot be the target of actions"
+        if action_id is not None and action_id in cspec.get("immune", ()):
+            return f"a {ch.kind} cannot be the target of {self.actions[action_id].name}"
+        contains = spec.get("contains")
+        if contains is not None and not any(
+                (c := parse_card(card)) is not None and self._fits(c, contains)
+                for card in ch.cards):
+            return f"it holds no card of {self._pattern_text([contains])}"
+        ckind = cspec["kind"]
         if kind == "soldier" and ckind != "soldier":
             return "not a soldier"
         if kind == "bulwark" and ckind != "bulwark":
@@ -816,7 +867,8 @@ class BlackPokerRules(RulesHooks):
         if tspec is None or not req.targets:
             return False
         keys = [card_of(k) for k in req.key_cards]
-        why = self._target_problem(flow, tspec, req.targets[0], req.controller, keys, req.id)
+        why = self._target_problem(flow, tspec, req.targets[0], req.controller, keys, req.id,
+                                   req.action.id)
         if why is None and "target_stamp" in req.data:
             # The character found is another one than the one targeted: the target left
             # the field and came back, or a リバース split it (common.rst: 対象が分裂した場合).
@@ -838,13 +890,26 @@ class BlackPokerRules(RulesHooks):
         player = line.player
         board = self.boards[player]
         if (req.action.data.get("target") or {}).get("kind") not in (None, "player",
-                                                                     "request"):
+                                                                     "request", "trump"):
             self.mark_target(req)
         for k in req.key_cards:
             board.take_from_hand(card_of(k))
+        free = self.free_use(line, req.action)
+        if free is not None and not req.key_cards:
+            # Virtual key cards: they count where key cards count, and go nowhere.
+            req.key_cards = [f"{player}:{k}" for k in free.get("virtual_keys", ())]
+            req.data["virtual_keys"] = True
         triggers: list[TriggerSpec] = []
         driven: set[str] = set()
+        discarded = 0
         for c in line.costs:
+            if c.kind == "C":  # the originating character is driven
+                ch = self.find(c.ref)
+                if ch is not None:
+                    ch.state = "drive"
+                    req.data["originator"] = ch.ref
+                    req.data["originator_number"] = self.printed_size(ch)
+                continue
             if c.kind == "B":
                 ch = self.bulwark_for_cost(player, c.ref, driven)
                 if ch is not None:
@@ -859,11 +924,12 @@ class BlackPokerRules(RulesHooks):
                 card = card_of(c.ref)
                 board.take_from_hand(card)
                 board.graveyard.append(card)
+                discarded += 1
             elif c.kind == "S":
                 ch = self.find(c.ref)
                 if ch is not None:
                     triggers += self._leave_field(ch, "graveyard")
-        return triggers
+        return triggers + self.discarded(player, discarded, req.id)
 
     # ------------------------------------------------------------------ resolving
     def resolve(self, flow: CoreFlow, req: Req, line: Resolve) -> Resolution:
@@ -920,6 +986,11 @@ class BlackPokerRules(RulesHooks):
                     triggers.append(TriggerSpec(on_graveyard, ch.ref, ch.owner))
             elif to == "hand":
                 board.add_to_hand(card)
+        regen = self.data["characters"][ch.kind].get("regenerates")
+        if regen and to in ("graveyard", "hand") and "trump_regenerate" in self.actions:
+            # 切札再生: the trump J comes back as its owner's trump, face up.
+            triggers.append(TriggerSpec("trump_regenerate", ch.ref, ch.owner,
+                                        targets=(f"{ch.owner}:{regen}",)))
         return triggers
 
     # ------------------------------------------------------------------ [9] win/lose

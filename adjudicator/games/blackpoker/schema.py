@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from coreflow_judge.adjudicator.games.blackpoker.abilities import OPS, SCOPES, STATS
+from coreflow_judge.adjudicator.games.blackpoker.cards import parse_card
 from coreflow_judge.adjudicator.games.common import EditionDataError
 
 TOP = frozenset({"edition", "deck_zone", "formats", "policy", "characters", "actions",
@@ -21,7 +22,7 @@ TOP = frozenset({"edition", "deck_zone", "formats", "policy", "characters", "act
 ACTION_KEYS = frozenset({
     "name", "direct", "speed", "timing", "cost", "once_per_turn", "key", "target",
     "effect", "choices", "choices_on_resolve", "controller", "formats", "type", "flags",
-    "alt_cost", "grants_from",
+    "alt_cost", "originated",
 })
 SPEEDS = frozenset({"instant", "normal"})
 TIMINGS = frozenset({"main", "quick"})
@@ -31,16 +32,22 @@ TYPES = frozenset({"summon", "turn", "combat", "quick_magic", "normal_magic", "m
 CONTROLLERS = frozenset({"turn_player", "requester_of_source", "owner"})
 TARGET_KINDS = frozenset({"player", "request", "character", "soldier", "bulwark", "trump"})
 TARGET_KEYS = frozenset({"kind", "owner", "relation", "key_card_count", "same_suit_as_key",
-                         "action", "not_self", "immune_flag", "has_target"})
+                         "action", "not_self", "immune_flag", "has_target", "contains"})
 KEY_KEYS = frozenset({"cards", "same_suit", "same_rank", "rank_set", "count"})
 PATTERN_KEYS = frozenset({"suits", "ranks", "joker"})
 SUITS = frozenset("SHDC")
 FLAGS = frozenset({"counter_immune", "only_when_not_turn_player",
                    "resolve_before_cost_triggers", "change_target_immune"})
 CHARACTER_KEYS = frozenset({"kind", "size", "haste", "next_generation", "abilities",
-                            "formats", "labels", "immune"})
+                            "formats", "labels", "immune", "number", "suits", "untargetable",
+                            "regenerates", "grants", "triggers", "must_attack",
+                            "bulwark_proof"})
+GRANT_KEYS = frozenset({"action", "free", "virtual_keys", "needs_empty_stage"})
+TRUMP_KEYS = frozenset({"name", "grants", "triggers", "originator", "rule", "character"})
+TRUMP_RULES = frozenset({"revolution", "fortress", "loss"})
+ABILITY_EVENTS = frozenset({"own_end", "opponent_discards", "enabled", "unblocked_attacker"})
 CHARACTER_KINDS = frozenset({"soldier", "bulwark"})
-SIZE_RULES = frozenset({"printed", "sum", "none"})
+SIZE_RULES = frozenset({"printed", "sum", "none", "fixed"})
 ABILITY_KEYS = frozenset({"name", "scope", "stat", "op", "amount", "letters", "applies"})
 APPLIES_KEYS = frozenset({"kind", "type", "timing"})
 TRIGGER_EVENTS = frozenset({"field_to_graveyard"})
@@ -93,6 +100,42 @@ def check(data: Mapping[str, Any], steps: Iterable[str]) -> None:
                     APPLIES_KEYS, "an applies field")
             if not ab.get("name"):
                 fail("characters", cid, where + ".name", "an ability needs its name")
+    aset = frozenset(actions)
+
+    def ability_triggers(section: str, key: str, triggers: Any) -> None:
+        for i, t in enumerate(triggers or []):
+            where = f".triggers[{i}]"
+            unknown(section, key, where, t, frozenset({"event", "action"}), "a trigger field")
+            unknown(section, key, where + ".event", [t.get("event")], ABILITY_EVENTS,
+                    "an ability's trigger event")
+            unknown(section, key, where + ".action", [t.get("action")], aset,
+                    "an action of this edition")
+
+    for cid, c in chars.items():
+        if c.get("size") == "fixed" and not isinstance(c.get("number"), int):
+            fail("characters", cid, ".number", "a fixed size needs its number")
+        unknown("characters", cid, ".suits", c.get("suits", []), SUITS, "a suit")
+        unknown("characters", cid, ".immune", c.get("immune", []), aset,
+                "an action of this edition")
+        for i, g in enumerate(c.get("grants", [])):
+            unknown("characters", cid, f".grants[{i}]", g, GRANT_KEYS, "a grant field")
+            unknown("characters", cid, f".grants[{i}].action", [g.get("action")], aset,
+                    "an action of this edition")
+        ability_triggers("characters", cid, c.get("triggers"))
+    for card, t in (data.get("trumps") or {}).items():
+        if parse_card(str(card)) is None:
+            fail("trumps", str(card), "", "not a card")
+        unknown("trumps", card, "", t, TRUMP_KEYS, "a trump field")
+        unknown("trumps", card, ".grants", t.get("grants", []), aset,
+                "an action of this edition")
+        unknown("trumps", card, ".rule", [t["rule"]] if "rule" in t else [], TRUMP_RULES,
+                "a rule a trump changes")
+        unknown("trumps", card, ".originator.suits", (t.get("originator") or {}).get(
+            "suits", []), SUITS, "a suit")
+        if "character" in t:
+            unknown("trumps", card, ".character", [t["character"]], frozenset(chars),
+                    "a character of this edition")
+        ability_triggers("trumps", card, t.get("triggers"))
     for aid, a in actions.items():
         unknown("actions", aid, "", a, ACTION_KEYS, "an action field")
         if not isinstance(a.get("name"), str):

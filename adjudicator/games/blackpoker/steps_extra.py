@@ -1,13 +1,894 @@
 """The steps of 6.1 extra: trump operations and the trump actions.
 
 A step is a ``step_<name>`` method; the edition data names it in an action's ``effect``.
+Trump effects are recorded with the ops of spec/choices-beyond-lite.md: ``flip`` {card,
+face} turns a trump, ``move`` {card, from: ``trump``, to} takes one away. Every number a
+trump action reads is the printed number (their texts say 数字; the trump characters'
+numbers are fixed), except where the text says otherwise.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from coreflow_judge.adjudicator.game import TriggerSpec
+from coreflow_judge.adjudicator.games.blackpoker.abilities import Ability
+from coreflow_judge.adjudicator.games.blackpoker.board import Character, PlayerBoard, Trump
+from coreflow_judge.adjudicator.games.blackpoker.cards import (
+    UNKNOWN,
+    card_of,
+    number,
+    parse_card,
+    split_ref,
+)
 from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
 
 
 class ExtraSteps(Resolving):
     """Steps of the trump operations (オープン, クローズ, 切札破壊, 切札再生) and the trump
     actions of the 6.1 extra list."""
+
+    # ------------------------------------------------------------------ helpers
+    def _soldier(self, ch: Character) -> bool:
+        return bool(self.r.data["characters"][ch.kind]["kind"] == "soldier")
+
+    def _number(self, ch: Character) -> int | None:
+        """The printed number of a character (a trump character's fixed number)."""
+        return self.r.printed_size(ch)
+
+    def _flip(self, owner: str, trump: Trump, up: bool) -> None:
+        trump.face_up = up
+        self.emit(op="flip", card=f"{owner}:{trump.card}", face="up" if up else "down")
+        if up:  # its ability is in force: 前触れ and the like trigger now
+            ability = self.r.trump_data.get(trump.card, {})
+            self.triggers += [TriggerSpec(t["action"], self.req.id, owner)
+                              for t in ability.get("triggers", ())
+                              if t["event"] == "enabled" and t["action"] in self.r.actions]
+
+    def _own_trump(self, player: str, card: str) -> Trump | None:
+        return next((t for t in self.r.boards[player].trumps if t.card == card), None)
+
+    def _choice_ref(self, name: str, what: str) -> str | None:
+        raw = self.choices.get(name)
+        if raw is None:
+            self.rep("log.choice-missing", "bp6.2", f"{self.req.action.name}: {what} is not "
+                     "recorded.", severity="warning")
+            return None
+        return str(raw)
+
+    def _discard(self, player: str, cards: list[str]) -> None:
+        """``player`` discards ``cards`` from the hand (暴動 listens)."""
+        b = self.r.boards[player]
+        for card in cards:
+            b.take_from_hand(card)
+            b.graveyard.append(card)
+        if cards:
+            self.emit(op="discard", player=player, cards=[f"{player}:{c}" for c in cards])
+            self.triggers += self.r.discarded(player, len(cards), self.req.id)
+
+    def _shuffle(self, player: str) -> None:
+        b = self.r.boards[player]
+        if b.deck is not None and not self.r.deck_known:
+            b.deck = [UNKNOWN] * len(b.deck)
+        self.emit(op="shuffle", player=player)
+
+    def _negate_request(self, rid: str) -> None:
+        """Remove a request from the stage; its key cards go to the graveyard."""
+        target = self.flow.requests.get(rid)
+        if target is None:
+            return
+        self.emit(op="negate", request=target.id)
+        if self.line.effects is not None and not any(
+                e.get("op") == "negate" and e.get("request") == target.id for e in self.claims):
+            return  # the table did not negate it: reported with the claims
+        if not self.planning:
+            self.flow.negate(target.id)
+        if not target.data.get("virtual_keys"):
+            for k in target.key_cards:
+                self.r.boards[target.controller].graveyard.append(card_of(k))
+
+    def _to_deck(self, ch: Character, order: list[str], position: str) -> None:
+        """A character's cards go onto its owner's deck (top first in ``order``)."""
+        owner = ch.owner
+        self.triggers += self.r._leave_field(ch, "deck")
+        b = self.r.boards[owner]
+        if b.deck is not None:
+            if position == "top":
+                b.deck[0:0] = order
+            else:
+                b.deck.extend(order)
+        for card in order:
+            self.emit(op="move", card=f"{owner}:{card}", **{"from": "field"}, to="deck",
+                      position=position)
+
+    def _new_character(self, player: str, cards: list[str], kind: str,
+                       state: str = "charge", face_down: bool = False) -> Character:
+        ref = f"{player}:{cards[0]}"
+        ch = Character(ref, player, kind, list(cards), [self.flow.turn] * len(cards),
+                       state=state, face_down=face_down, timestamp=self.r.tick())
+        self.r.boards[player].field.append(ch)
+        return ch
+
+    def _from_deck_top(self, player: str, n: int, op: str) -> list[str]:
+        """The top ``n`` cards of the deck taken off (faces from the log's ``op`` claims
+        where the engine has not seen them)."""
+        b = self.r.boards[player]
+        shown = self._claimed_enter_cards("bulwark") if op == "enter" else [
+            card_of(c) for c in self._claimed_cards("reveal", player) or []]
+        out = []
+        for i in range(n):
+            top = b.pop_deck()
+            if top is None:
+                break
+            out.append(shown[i] if top == UNKNOWN and i < len(shown) else top)
+        return out
+
+    # ------------------------------------------------------------------ trump operations
+    def step_open_trump(self, step: dict[str, Any]) -> None:
+        """オープン: one of the controller's face-down trumps (choice ``trump``) is turned
+        face up, its ability in force."""
+        player = self.req.controller
+        down = [t for t in self.r.boards[player].trumps if not t.face_up]
+        raw = self.choices.get("trump")
+        trump: Trump | None
+        if raw is None:
+            if len(down) != 1:
+                if down:
+                    self.rep("log.choice-missing", "bp6.2", "オープン: which trump was turned "
+                             "face up is not recorded.", severity="warning")
+                else:
+                    self.why.append(f"{player} has no face-down trump to open")
+                return
+            trump = down[0]
+        else:
+            parts = split_ref(str(raw))
+            card = parts[1] if parts else str(raw)
+            trump = next((t for t in down if t.card == card), None) or next(
+                (t for t in down if t.card == UNKNOWN), None)
+            if (parts is not None and parts[0] != player) or trump is None:
+                self.rep("legality.choice-invalid", "bp6.2",
+                         f"{raw} is not a face-down trump of {player}.", actual=raw)
+                return
+            if trump.card == UNKNOWN and parse_card(card) is not None:
+                trump.card = card  # the face the log now shows
+        self._flip(player, trump, True)
+
+    def step_close_trump(self, step: dict[str, Any]) -> None:
+        """クローズ: the target trump turns face down if it is face up and of the key cards'
+        suit."""
+        found = self.r.find_trump(self.req.targets[0]) if self.req.targets else None
+        if found is None:
+            return
+        owner, trump = found
+        suits = {c.suit for c in (parse_card(card_of(k)) for k in self.req.key_cards) if c}
+        card = parse_card(trump.card)
+        if not trump.face_up:
+            self.why.append(f"{owner}'s trump is face down already")
+        elif card is None or card.suit not in suits:
+            self.why.append(f"{owner}:{trump.card} is not of the key cards' suit")
+        else:
+            self._flip(owner, trump, False)
+
+    def step_destroy_trump(self, step: dict[str, Any]) -> None:
+        """切札破壊: the target trump goes to its owner's graveyard if it is face up with the
+        key card's suit and number."""
+        found = self.r.find_trump(self.req.targets[0]) if self.req.targets else None
+        if found is None or not self.req.key_cards:
+            return
+        owner, trump = found
+        key = card_of(self.req.key_cards[0])
+        if not trump.face_up or trump.card != key:
+            self.why.append(f"{owner}'s trump is " + ("face down" if not trump.face_up else
+                            f"{trump.card}, not the key card {key}"))
+            return
+        self.r.boards[owner].trumps.remove(trump)
+        self.r.boards[owner].graveyard.append(trump.card)
+        self.emit(op="move", card=f"{owner}:{trump.card}", **{"from": "trump"},
+                  to="graveyard")
+
+    def step_regenerate_trump(self, step: dict[str, Any]) -> None:
+        """切札再生: the J its trump character named comes back from the hand or the
+        graveyard as a face-up trump of the controller."""
+        if not self.req.targets:
+            return
+        player = self.req.controller
+        card = card_of(self.req.targets[0])
+        b = self.r.boards[player]
+        if card in b.graveyard:
+            b.graveyard.remove(card)
+            where = "graveyard"
+        elif b.hand_known[card] > 0:
+            b.take_from_hand(card)
+            where = "hand"
+        else:
+            self.why.append(f"{card} is in neither {player}'s hand nor graveyard")
+            return
+        trump = Trump(card)
+        b.trumps.append(trump)
+        self.emit(op="move", card=f"{player}:{card}", **{"from": where}, to="trump")
+        self._flip(player, trump, True)
+
+    # ------------------------------------------------------------------ ♠
+    def step_slash(self, step: dict[str, Any]) -> None:
+        """スラッシュ: the target soldier goes to the graveyard if its number is at most the
+        number of the soldier that started the action."""
+        ch = self.target_char()
+        mine = self.req.data.get("originator_number")
+        if ch is None:
+            return
+        theirs = self._number(ch)
+        if mine is None or theirs is None:
+            self.rep("log.hidden-info", "bp6.2", "スラッシュ: a number it compares is not "
+                     "shown.", severity="warning")
+            return
+        if theirs > mine:
+            self.why.append(f"{ch.ref}'s number {theirs} is above {mine}")
+            return
+        self._destroy(ch)
+
+    def step_drain(self, step: dict[str, Any]) -> None:
+        """ドレイン: one of the controller's characters (choice ``character``) goes to the
+        bottom of the deck; if it did, the target takes 2 damage."""
+        player = self.req.controller
+        ref = self._choice_ref("character", "the character sent to the deck bottom")
+        ch = self.r.find(ref) if ref else None
+        if ref is not None and (ch is None or ch.owner != player):
+            self.rep("legality.choice-invalid", "bp6.2",
+                     f"{ref} is not a character of {player}.", actual=ref)
+            ch = None
+        if ch is None:
+            if ref is None and self.r.boards[player].field:
+                return
+            self.why.append(f"{player} moved no character, so no damage")
+            return
+        self._to_deck(ch, list(ch.cards), "bottom")
+        if self.req.targets:
+            self._damage(self.req.targets[0], int(step["amount"]))
+
+    def step_destroy_soldiers_up_to(self, step: dict[str, Any]) -> None:
+        """威圧: every soldier (both players') whose number is at most ``number``."""
+        limit = int(step["number"])
+        doomed = []
+        for p in self.flow.players:
+            for ch in self.r.boards[p].field:
+                if not self._soldier(ch):
+                    continue
+                n = self._number(ch)
+                if n is None:
+                    self.rep("log.hidden-info", "bp6.2", f"{ch.ref}'s number is not shown.",
+                             severity="warning")
+                elif n <= limit:
+                    doomed.append(ch)
+        for ch in doomed:
+            self._destroy(ch)
+
+    def step_resurrection(self, step: dict[str, Any]) -> None:
+        """蘇生: a ♠2-10 of the controller's graveyard (choice ``card``) enters as a
+        soldier in charge state."""
+        player = self.req.controller
+        card = self._graveyard_choice(player, "蘇生")
+        if card is None:
+            return
+        c = parse_card(card)
+        if c is None or c.suit != "S" or not 2 <= (c.rank or 0) <= 10:
+            self.rep("legality.choice-invalid", "bp6.2", f"蘇生 takes a ♠2-10; {card} is not.",
+                     actual=card)
+            return
+        self.r.boards[player].graveyard.remove(card)
+        ch = self._new_character(player, [card], self.r.character_for([card]))
+        self.emit(op="enter", character=ch.ref, **{"as": ch.kind}, cards=[ch.ref])
+
+    def step_instant_kill(self, step: dict[str, Any]) -> None:
+        """瞬殺: the controller sends one or more own soldiers (choice ``soldiers``) to the
+        graveyard; if their numbers add up to the target's number or more, the target goes
+        too."""
+        player = self.req.controller
+        raw = self.choices.get("soldiers")
+        if not isinstance(raw, list) or not raw:
+            self.rep("log.choice-missing" if raw is None else "legality.choice-invalid",
+                     "bp6.2", "瞬殺: the own soldiers sent to the graveyard (one or more) are "
+                     "not recorded.", severity="warning" if raw is None else "error")
+            return
+        chosen: list[Character] = []
+        for ref in raw:
+            ch = self.r.find(str(ref))
+            if ch is None or ch.owner != player or not self._soldier(ch) or ch in chosen:
+                self.rep("legality.choice-invalid", "bp6.2",
+                         f"{ref} is not a soldier of {player} on the field.", actual=ref)
+                continue
+            chosen.append(ch)
+        target = self.target_char()
+        want = self._number(target) if target is not None else None
+        numbers = [self._number(ch) for ch in chosen]
+        for ch in chosen:
+            self._destroy(ch)
+        if target is None or not chosen:
+            return
+        if want is None or any(n is None for n in numbers):
+            self.rep("log.hidden-info", "bp6.2", "瞬殺: a number it adds is not shown.",
+                     severity="warning")
+            return
+        total = sum(n for n in numbers if n is not None)
+        if total < want:
+            self.why.append(f"the soldiers sent add up to {total}, below {target.ref}'s {want}")
+            return
+        self._destroy(target)
+
+    # ------------------------------------------------------------------ trump summons
+    def _trump_up(self, step: dict[str, Any]) -> Trump | None:
+        """The trump a summon needs, if it is face up among the controller's trumps."""
+        trump = self._own_trump(self.req.controller, step["trump"])
+        if trump is None or not trump.face_up:
+            self.why.append(f"the trump {step['trump']} is not face up among "
+                            f"{self.req.controller}'s trumps, so nothing happens")
+            return None
+        return trump
+
+    def step_reanimator_soldier(self, step: dict[str, Any]) -> None:
+        """リアニメーター召喚 1: a card of a graveyard (choice ``card``, its ref naming whose)
+        enters the controller's field as a soldier, face up, in charge state."""
+        trump = self._own_trump(self.req.controller, "S11")
+        if trump is None or not trump.face_up:
+            return
+        ref = self._choice_ref("card", "the graveyard card put as a soldier")
+        if ref is None:
+            return
+        parts = split_ref(ref)
+        if parts is None or parts[0] not in self.r.boards or \
+                parts[1] not in self.r.boards[parts[0]].graveyard:
+            self.rep("legality.choice-invalid", "bp6.2", f"{ref} is not in a graveyard.",
+                     actual=ref)
+            return
+        owner, card = parts
+        self.r.boards[owner].graveyard.remove(card)
+        player = self.req.controller
+        ch = self._new_character(player, [card], self.r.character_for([card]))
+        self.emit(op="enter", character=ch.ref, **{"as": ch.kind}, cards=[ref])
+
+    def step_enter_with_trump(self, step: dict[str, Any]) -> None:
+        """The key card and the face-up trump together enter as the trump's character, in
+        charge state (リアニメーター, チャリオット, 策士, 騎士)."""
+        trump = self._trump_up(step)
+        if trump is None or not self.req.key_cards:
+            return
+        player = self.req.controller
+        self.r.boards[player].trumps.remove(trump)
+        key = card_of(self.req.key_cards[0])
+        ch = self._new_character(player, [key, trump.card], step["as"])
+        self.key_dest = "field"
+        self.emit(op="enter", character=ch.ref, **{"as": step["as"]},
+                  cards=[f"{player}:{key}", f"{player}:{trump.card}"])
+
+    def step_summon_royal(self, step: dict[str, Any]) -> None:
+        """魔王召喚 / 巨人召喚: with the trump face up, find its partner K (the key card, the
+        hand, the deck, the graveyard, the trumps). Found: every soldier (魔王) or every
+        bulwark (巨人) goes to the graveyard and the two Ks enter as the character; not
+        found: the trump goes to the graveyard. Then the deck is shuffled."""
+        player = self.req.controller
+        b = self.r.boards[player]
+        trump = self._trump_up(step)
+        if trump is None:
+            return
+        partner = step["partner"]
+        where = self._find_partner(b, partner)
+        if where is None:
+            b.trumps.remove(trump)
+            b.graveyard.append(trump.card)
+            self.emit(op="move", card=f"{player}:{trump.card}", **{"from": "trump"},
+                      to="graveyard")
+            self.why.append(f"{partner} was not found")
+        else:
+            doomed = [ch for p in self.flow.players for ch in self.r.boards[p].field
+                      if self.r.data["characters"][ch.kind]["kind"] == step["clears"]]
+            for ch in doomed:
+                self._destroy(ch)
+            b.trumps.remove(trump)
+            self._take_partner(b, partner, where)
+            ch = self._new_character(player, [trump.card, partner], step["as"])
+            self.emit(op="enter", character=ch.ref, **{"as": step["as"]},
+                      cards=[f"{player}:{trump.card}", f"{player}:{partner}"])
+        self._shuffle(player)
+
+    def _find_partner(self, b: PlayerBoard, card: str) -> str | None:
+        if card in [card_of(k) for k in self.req.key_cards]:
+            return "key"
+        if b.hand_known[card] > 0:
+            return "hand"
+        if card in b.graveyard:
+            return "graveyard"
+        if any(t.card == card for t in b.trumps):
+            return "trump"
+        if b.deck is not None and card in b.deck:
+            return "deck"
+        hidden = b.deck is None or UNKNOWN in b.deck or (b.hand_unknown or 0) > 0 or \
+            b.hand_unknown is None
+        if not hidden:
+            return None
+        claimed = any(card_of(str(c)) == card for d in self.claims if d.get("op") == "enter"
+                      for c in d.get("cards") or [])
+        if not claimed:
+            if self.line.effects is None:
+                self.rep("log.hidden-info", "bp6.2", f"Whether {card} was found cannot be "
+                         "checked: the log does not show the hidden cards, nor the effects.",
+                         severity="warning")
+            return None
+        return "hand" if b.hand_may_hold(card) else "deck"
+
+    def _take_partner(self, b: PlayerBoard, card: str, where: str) -> None:
+        if where == "key":
+            self.key_dest = "field"  # the key card is the partner: it enters
+        elif where == "hand":
+            b.take_from_hand(card)
+        elif where == "graveyard":
+            b.graveyard.remove(card)
+        elif where == "trump":
+            b.trumps = [t for t in b.trumps if t.card != card]
+        elif b.deck is not None:
+            b.deck.remove(card if card in b.deck else UNKNOWN)
+
+    # ------------------------------------------------------------------ ♡
+    def step_reinforcement(self, step: dict[str, Any]) -> None:
+        """援軍: the top 2 cards are revealed; one (choice ``soldier``) enters as a soldier
+        in charge state, the other goes to the deck bottom."""
+        player = self.req.controller
+        b = self.r.boards[player]
+        revealed = self._from_deck_top(player, 2, "reveal")
+        self.emit(op="reveal", player=player, cards=[f"{player}:{c}" for c in revealed])
+        if not revealed:
+            return
+        raw = self.choices.get("soldier")
+        card = card_of(str(raw)) if raw is not None else revealed[0]
+        if raw is None and len(revealed) > 1:
+            self.rep("log.choice-missing", "bp6.2", "援軍: which revealed card became the "
+                     "soldier is not recorded; the first is assumed.", severity="warning")
+        elif card not in revealed:
+            self.rep("legality.choice-invalid", "bp6.2", f"{raw} is not one of the revealed "
+                     f"cards {', '.join(revealed)}.", actual=raw)
+            card = revealed[0]
+        rest = list(revealed)
+        rest.remove(card)
+        ch = self._new_character(player, [card], self.r.character_for([card]))
+        self.emit(op="enter", character=ch.ref, **{"as": ch.kind}, cards=[ch.ref])
+        for c in rest:
+            if b.deck is not None:
+                b.deck.append(c)
+            self.emit(op="move", card=f"{player}:{c}", **{"from": "deck"}, to="deck",
+                      position="bottom")
+
+    def step_encourage(self, step: dict[str, Any]) -> None:
+        """激励: the target soldier gets + the originating soldier's number until the end of
+        the turn."""
+        ch = self.target_char()
+        n = self.req.data.get("originator_number")
+        if ch is None or n is None:
+            return
+        self.r.grant(Ability(
+            name=self.req.action.name, source=f"{self.req.id}, {self.req.data['originator']}",
+            owner=self.req.controller, scope="this", timestamp=self.r.tick(), stat="size",
+            op="add", amount=int(n), character=ch.ref, until="end_of_turn"))
+        self.emit(op="size", character=ch.ref, delta=int(n), until="end_of_turn")
+
+    def step_armistice(self, step: dict[str, Any]) -> None:
+        """休戦: the targeted Attack has no effect (it leaves the stage, as 停戦's target:
+        docs/decisions.md), the controller's ♡4 trump turns face down, and every character
+        of the controller is put into charge state."""
+        if self.req.targets:
+            self._negate_request(self.req.targets[0])
+        player = self.req.controller
+        trump = self._own_trump(player, step["trump"])
+        if trump is not None and trump.face_up:
+            self._flip(player, trump, False)
+        self._charge(player, None)
+
+    def _charge(self, player: str, kind: str | None) -> None:
+        for ch in self.r.boards[player].field:
+            if kind is not None and self.r.data["characters"][ch.kind]["kind"] != kind:
+                continue
+            if ch.state != "charge":
+                ch.state = "charge"
+                self.emit(op="charge", character=ch.ref)
+
+    def step_charge_own(self, step: dict[str, Any]) -> None:
+        """Every own soldier (``kind: soldier``: 追撃, 休息) or character (充足) is put into
+        charge state."""
+        self._charge(self.req.controller, step.get("kind"))
+
+    def step_start_action(self, step: dict[str, Any]) -> None:
+        """ファントム: start ``action`` without its cost, with this request's target and the
+        virtual key cards; then the chance passes."""
+        player = self.req.controller
+        self.triggers.append(TriggerSpec(
+            step["action"], self.req.id, player, targets=tuple(self.req.targets),
+            key_cards=tuple(f"{player}:{k}" for k in step.get("virtual_keys", ())),
+            facts={"virtual_keys": True} if step.get("virtual_keys") else {}))
+        self.pass_chance = bool(step.get("passes_chance"))
+
+    def step_illusion(self, step: dict[str, Any]) -> None:
+        """幻影: any own soldiers (choice ``soldiers``) become bulwarks in charge state, one
+        per card; then the own bulwarks may be put in any order (``bulwark_order``)."""
+        player = self.req.controller
+        board = self.r.boards[player]
+        raw = self.choices.get("soldiers") or []
+        for ref in raw if isinstance(raw, list) else []:
+            ch = self.r.find(str(ref))
+            if ch is None or ch.owner != player or not self._soldier(ch):
+                self.rep("legality.choice-invalid", "bp6.2",
+                         f"{ref} is not a soldier of {player}.", actual=ref)
+                continue
+            self.r.end_abilities("end_of_turn", character=ch.ref)
+            at = board.field.index(ch)
+            board.field.remove(ch)
+            board.field[at:at] = [
+                Character(f"{player}:{card}", player, "bulwark", [card], [entered],
+                          state="charge", face_down=True, timestamp=self.r.tick())
+                for card, entered in zip(ch.cards, ch.entered, strict=False)]
+            self.emit(op="transform", character=ch.ref, to="bulwark",
+                      cards=[f"{player}:{c}" for c in ch.cards])
+        order = self.choices.get("bulwark_order")
+        if isinstance(order, list) and order:
+            walls = [ch for ch in board.field if ch.kind == "bulwark"]
+            by_ref = {ch.ref: ch for ch in walls}
+            wanted = [by_ref.get(str(r)) for r in order]
+            if sorted(str(r) for r in order) != sorted(by_ref) or None in wanted:
+                self.rep("legality.choice-invalid", "bp6.2", "幻影: the bulwark order must "
+                         f"name each bulwark of {player} once.", expected=sorted(by_ref),
+                         actual=order)
+                return
+            others = [ch for ch in board.field if ch.kind != "bulwark"]
+            board.field = [ch for ch in wanted if ch is not None] + others
+
+    def step_salvation(self, step: dict[str, Any]) -> None:
+        """救済: every soldier whose number is at least the key card's goes onto its owner's
+        deck top, in the order its owner chooses (choice ``order``: player -> cards, top
+        first)."""
+        key = number(card_of(self.req.key_cards[0])) if self.req.key_cards else None
+        if key is None:
+            self.rep("log.hidden-info", "bp6.2", "救済: the key card is not shown.",
+                     severity="warning")
+            return
+        raw = self.choices.get("order")
+        orders = raw if isinstance(raw, dict) else {}
+        for p in self.flow.players:
+            doomed = []
+            for ch in self.r.boards[p].field:
+                n = self._number(ch) if self._soldier(ch) else None
+                if n is not None and n >= key:
+                    doomed.append(ch)
+            if not doomed:
+                continue
+            cards = [c for ch in doomed for c in ch.cards]
+            chosen = [card_of(str(c)) for c in orders.get(p, [])]
+            if len(cards) > 1 and not chosen:
+                self.rep("log.choice-missing", "bp6.2", f"救済: the order {p} put the "
+                         "soldiers on the deck in is not recorded; field order assumed.",
+                         severity="warning")
+                chosen = cards
+            elif len(cards) > 1 and sorted(chosen) != sorted(cards):
+                self.rep("legality.choice-invalid", "bp6.2", f"救済: {p}'s order must name "
+                         f"each card once: {', '.join(cards)}.", expected=sorted(cards),
+                         actual=orders.get(p))
+                chosen = cards
+            elif len(cards) == 1:
+                chosen = cards
+            b = self.r.boards[p]
+            for ch in doomed:
+                self.triggers += self.r._leave_field(ch, "deck")
+            if b.deck is not None:
+                b.deck[0:0] = chosen
+            for card in chosen:
+                self.emit(op="move", card=f"{p}:{card}", **{"from": "field"}, to="deck",
+                          position="top")
+
+    def step_chariot_bulwark(self, step: dict[str, Any]) -> None:
+        """チャリオット召喚 1: a bulwark (either player's; choice ``bulwark``) goes to the
+        graveyard."""
+        trump = self._own_trump(self.req.controller, "H11")
+        if trump is None or not trump.face_up:
+            return
+        ref = self._choice_ref("bulwark", "the bulwark sent to the graveyard")
+        if ref is None:
+            return
+        ch = self.r.find(ref)
+        if ch is None or ch.kind != "bulwark":
+            self.rep("legality.choice-invalid", "bp6.2", f"{ref} is not a bulwark.",
+                     actual=ref)
+            return
+        self._destroy(ch)
+
+    # ------------------------------------------------------------------ ♢
+    def step_bulwark_addition(self, step: dict[str, Any]) -> None:
+        """防壁追加: if the opponent has at least as many bulwarks as the controller, the top
+        card of the deck enters face down as a bulwark in charge state."""
+        player = self.req.controller
+        opp = self.flow.next_player(player)
+        mine = sum(ch.kind == "bulwark" for ch in self.r.boards[player].field)
+        theirs = sum(ch.kind == "bulwark" for ch in self.r.boards[opp].field)
+        if theirs < mine:
+            self.why.append(f"{opp} has {theirs} bulwark(s), fewer than {player}'s {mine}")
+            return
+        got = self._from_deck_top(player, 1, "enter")
+        if not got:
+            return
+        ch = self._new_character(player, got, "bulwark", face_down=True)
+        self.emit(op="enter", character=ch.ref, **{"as": "bulwark"}, cards=[ch.ref],
+                  state="charge")
+
+    def step_drive_target(self, step: dict[str, Any]) -> None:
+        """交渉: the target character is driven."""
+        ch = self.target_char()
+        if ch is not None and ch.state != "drive":
+            ch.state = "drive"
+            self.emit(op="drive", character=ch.ref)
+
+    def step_offset(self, step: dict[str, Any]) -> None:
+        """相殺: if the targeted request's key cards add up to ``threshold`` or more, the
+        controller takes that much damage and the request leaves the stage, its key cards
+        to the graveyard."""
+        target = self.flow.requests.get(self.req.targets[0]) if self.req.targets else None
+        if target is None:
+            return
+        numbers = [number(card_of(k)) for k in target.key_cards]
+        if any(n is None for n in numbers):
+            self.rep("log.hidden-info", "bp6.2", "相殺: the targeted key cards are not shown.",
+                     severity="warning")
+            return
+        total = sum(n for n in numbers if n is not None)
+        if total < int(step["threshold"]):
+            self.why.append(f"{target.id}'s key cards add up to {total}, below "
+                            f"{step['threshold']}")
+            return
+        self._damage(self.req.controller, total)
+        self._negate_request(target.id)
+
+    def step_exhaustion(self, step: dict[str, Any]) -> None:
+        """疲弊: the controller's ♢5 trump turns face down (choice ``turn_down`` true), or
+        the controller takes 2 damage instead (false)."""
+        player = self.req.controller
+        choice = self.choices.get("turn_down")
+        trump = self._own_trump(player, step["trump"])
+        if choice is None:
+            self.rep("log.choice-missing", "bp6.2", "疲弊: whether the trump was turned down "
+                     "or 2 damage taken is not recorded; turned down is assumed.",
+                     severity="warning")
+            choice = True
+        if choice is True and trump is not None and trump.face_up:
+            self._flip(player, trump, False)
+        elif choice is False or trump is None or not trump.face_up:
+            self._damage(player, int(step["amount"]))
+
+    def step_repair(self, step: dict[str, Any]) -> None:
+        """修繕: if the target can be equipped, a ♢J-K of the controller's graveyard (choice
+        ``card``) starts 装備 without cost on it (the card its key card), and the chance
+        passes; with no such card the target goes to the graveyard."""
+        ch = self.target_char()
+        player = self.req.controller
+        if ch is None:
+            return
+        if "mount" in self.r.data["characters"][ch.kind].get("immune", ()):
+            self.why.append(f"{ch.ref} cannot be equipped")
+            return
+        b = self.r.boards[player]
+        able = [c for c in b.graveyard if (p := parse_card(c)) is not None
+                and p.suit == "D" and 11 <= (p.rank or 0) <= 13]
+        raw = self.choices.get("card")
+        if raw is None:
+            if able:
+                self.rep("legality.choice-invalid", "bp6.2", f"修繕 must choose a ♢J-K of "
+                         f"{player}'s graveyard while one is there ({', '.join(able)}).",
+                         expected=able, actual=None)
+                return
+            self._destroy(ch)
+            return
+        card = card_of(str(raw))
+        if card not in able:
+            self.rep("legality.choice-invalid", "bp6.2",
+                     f"{raw} is not a ♢J-K in {player}'s graveyard.", actual=raw)
+            return
+        b.graveyard.remove(card)
+        self.triggers.append(TriggerSpec("mount", self.req.id, player, targets=(ch.ref,),
+                                         key_cards=(f"{player}:{card}",)))
+        self.pass_chance = True
+
+    # ------------------------------------------------------------------ 策士
+    def step_strategist_negate(self, step: dict[str, Any]) -> None:
+        """策士召喚 1: a request on the stage (choice ``request``) with one key card of
+        number at most this action's key card's, or with two key cards, is negated and
+        leaves the stage."""
+        trump = self._own_trump(self.req.controller, "D11")
+        if trump is None or not trump.face_up:
+            return
+        raw = self.choices.get("request")
+        if raw is None:
+            return  # none chosen (or none qualifies): step 2 still happens
+        target = self.flow.requests.get(str(raw))
+        x = number(card_of(self.req.key_cards[0])) if self.req.key_cards else None
+        ok = target is not None and target in self.flow.stage and (
+            len(target.key_cards) == 2 or (
+                len(target.key_cards) == 1 and x is not None
+                and (number(card_of(target.key_cards[0])) or 99) <= x))
+        if not ok:
+            self.rep("legality.choice-invalid", "bp6.2", f"{raw} is not a request on the "
+                     "stage with two key cards, or with one whose number is at most "
+                     f"{x}.", actual=raw)
+            return
+        self._negate_request(str(raw))
+
+    def step_hand_to_deck(self, step: dict[str, Any]) -> None:
+        """先読み 2: a hand card (choice ``card``) goes on the deck top or bottom (``to``)."""
+        player = self.req.controller
+        b = self.r.boards[player]
+        raw = self._choice_ref("card", "the card put back on the deck")
+        to = self.choices.get("to")
+        if raw is None:
+            return
+        card = card_of(raw)
+        if to not in ("top", "bottom"):
+            self.rep("legality.choice-invalid", "bp6.2", "先読み puts the card on the top or "
+                     "the bottom of the deck.", expected=["top", "bottom"], actual=to)
+            to = "top"
+        if not b.hand_may_hold(card):
+            self.rep("legality.choice-invalid", "bp6.2", f"{card} is not in the hand.",
+                     actual=raw)
+            return
+        b.take_from_hand(card)
+        if b.deck is not None:
+            if to == "top":
+                b.deck.insert(0, card)
+            else:
+                b.deck.append(card)
+        self.emit(op="move", card=f"{player}:{card}", **{"from": "hand"}, to="deck",
+                  position=to)
+
+    # ------------------------------------------------------------------ ♣
+    def step_switch(self, step: dict[str, Any]) -> None:
+        """スイッチ: a hand card (choice ``card``) enters as a soldier in charge state, and
+        the soldier that started the action returns to the hand."""
+        player = self.req.controller
+        b = self.r.boards[player]
+        raw = self._choice_ref("card", "the hand card put as a soldier")
+        if raw is not None:
+            card = card_of(raw)
+            if not b.hand_may_hold(card):
+                self.rep("legality.choice-invalid", "bp6.2", f"{card} is not in the hand.",
+                         actual=raw)
+            else:
+                b.take_from_hand(card)
+                ch = self._new_character(player, [card], self.r.character_for([card]))
+                self.emit(op="enter", character=ch.ref, **{"as": ch.kind}, cards=[ch.ref])
+        origin = self.r.find(str(self.req.data.get("originator", "")))
+        if origin is not None:
+            for card in origin.cards:
+                self.emit(op="move", card=f"{player}:{card}", **{"from": "field"}, to="hand")
+            self.triggers += self.r._leave_field(origin, "hand")
+
+    def step_civil_war(self, step: dict[str, Any]) -> None:
+        """内乱: if the targeted opponent holds at least as many hand cards as the
+        controller, they discard 2 (their choice, ``discard``)."""
+        if not self.req.targets:
+            return
+        opp = self.req.targets[0]
+        player = self.req.controller
+        theirs = self.r.boards[opp].hand_count
+        mine = self.r.boards[player].hand_count
+        if theirs is None or mine is None:
+            self.rep("log.hidden-info", "bp6.2", "内乱: a hand count is unknown.",
+                     severity="warning")
+        elif theirs < mine:
+            self.why.append(f"{opp} holds {theirs} card(s), fewer than {player}'s {mine}")
+            return
+        want = min(int(step["count"]), theirs if theirs is not None else int(step["count"]))
+        raw = self.choices.get("discard")
+        cards = [card_of(str(c)) for c in raw] if isinstance(raw, list) else None
+        if cards is None:
+            self.rep("log.choice-missing", "bp6.2", "内乱: the discarded cards are not "
+                     "recorded.", severity="warning")
+            cards = [UNKNOWN] * want
+        elif len(cards) != want:
+            self.rep("legality.choice-invalid", "bp6.2", f"内乱: {opp} discards {want}.",
+                     expected=want, actual=len(cards))
+        for c in cards:
+            if c != UNKNOWN and not self.r.boards[opp].hand_may_hold(c):
+                self.rep("legality.choice-invalid", "bp6.2", f"{c} is not in {opp}'s hand.",
+                         actual=c)
+                return
+        self._discard(opp, cards)
+
+    def step_riot(self, step: dict[str, Any]) -> None:
+        """暴動: the player who discarded takes 2 damage per card discarded."""
+        who = self.req.data.get("discarder")
+        count = int(self.req.data.get("count", 0))
+        if who in self.r.boards:
+            self._damage(str(who), int(step["per_card"]) * count)
+
+    def step_hand_refill(self, step: dict[str, Any]) -> None:
+        """手札補充: 2 or fewer hand cards: draw 2; exactly 3: draw 1."""
+        player = self.req.controller
+        n = self.r.boards[player].hand_count
+        if n is None:
+            self.rep("log.hidden-info", "bp6.2", "手札補充: the hand count is unknown.",
+                     severity="warning")
+            return
+        count = 2 if n <= 2 else 1 if n == 3 else 0
+        if count:
+            self.step_draw({"count": count})
+        else:
+            self.why.append(f"{player} holds {n} cards")
+
+    def step_damage_self(self, step: dict[str, Any]) -> None:
+        """前触れ: the controller takes ``amount`` damage."""
+        self._damage(self.req.controller, int(step["amount"]))
+
+    def step_reset(self, step: dict[str, Any]) -> None:
+        """リセット: every bulwark and soldier (both players') goes to the graveyard; then
+        切札リセット starts (edition data ``triggers``)."""
+        for ch in [ch for p in self.flow.players for ch in self.r.boards[p].field]:
+            self._destroy(ch)
+
+    def step_trump_reset(self, step: dict[str, Any]) -> None:
+        """切札リセット: every trump (both players') turns face down."""
+        for p in self.flow.players:
+            for t in self.r.boards[p].trumps:
+                if t.face_up:
+                    self._flip(p, t, False)
+
+    def step_last_ditch(self, step: dict[str, Any]) -> None:
+        """悪あがき: the targeted request leaves the stage, its key cards to the graveyard;
+        the controller discards the whole hand, or with no hand the ♣10 trump goes to the
+        graveyard."""
+        if self.req.targets:
+            self._negate_request(self.req.targets[0])
+        player = self.req.controller
+        b = self.r.boards[player]
+        count = b.hand_count
+        if count:
+            cards = sorted(b.hand_known.elements()) + [UNKNOWN] * (b.hand_unknown or 0)
+            shown = [card_of(str(c)) for d in self.claims if d.get("op") == "discard"
+                     for c in d.get("cards") or []]
+            if UNKNOWN in cards and len(shown) == len(cards):
+                cards = shown
+            self._discard(player, cards)
+        elif count == 0:
+            trump = self._own_trump(player, step["trump"])
+            if trump is not None:
+                b.trumps.remove(trump)
+                b.graveyard.append(trump.card)
+                self.emit(op="move", card=f"{player}:{trump.card}", **{"from": "trump"},
+                          to="graveyard")
+
+    def step_knight_sacrifice(self, step: dict[str, Any]) -> None:
+        """騎士召喚 1: the opponent chooses a soldier card on their own field (choice
+        ``soldier``); the soldier of that card goes to the graveyard."""
+        trump = self._own_trump(self.req.controller, "C11")
+        if trump is None or not trump.face_up:
+            return
+        opp = self.flow.next_player(self.req.controller)
+        own = [ch for ch in self.r.boards[opp].field if self._soldier(ch)]
+        if not own:
+            return
+        ref = self._choice_ref("soldier", f"the soldier {opp} chose")
+        if ref is None:
+            return
+        ch = self.r.find(ref)
+        if ch is None or ch.owner != opp or not self._soldier(ch):
+            self.rep("legality.choice-invalid", "bp6.2",
+                     f"{ref} is not a soldier on {opp}'s field.", actual=ref)
+            return
+        self._destroy(ch)
+
+    def step_sweep(self, step: dict[str, Any]) -> None:
+        """薙払: the targeted opponent moves one character of their own field (their choice,
+        ``character``) to the graveyard."""
+        if not self.req.targets:
+            return
+        opp = self.req.targets[0]
+        if not self.r.boards[opp].field:
+            return
+        ref = self._choice_ref("character", f"the character {opp} chose")
+        if ref is None:
+            return
+        ch = self.r.find(ref)
+        if ch is None or ch.owner != opp:
+            self.rep("legality.choice-invalid", "bp6.2",
+                     f"{ref} is not a character on {opp}'s field.", actual=ref)
+            return
+        self._destroy(ch)

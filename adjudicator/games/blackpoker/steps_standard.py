@@ -31,14 +31,6 @@ class StandardSteps(Resolving):
                 return c.rank
         return None
 
-    def _claimed_enter_cards(self, as_: str) -> list[str]:
-        """The cards the log's ``enter`` claims name for characters entering ``as_``."""
-        out: list[str] = []
-        for d in self.claims:
-            if d.get("op") == "enter" and d.get("as") == as_:
-                out += [card_of(str(c)) for c in d.get("cards") or []]
-        return out
-
     # ------------------------------------------------------------------ 帰還
     def step_return_if_charged(self, step: dict[str, Any]) -> None:
         """帰還 1: the target returns to its owner's hand only if it is in charge state."""
@@ -161,27 +153,6 @@ class StandardSteps(Resolving):
                                  timestamp=self.r.tick()))
         self.emit(op="enter", character=ref, **{"as": kind}, cards=[ref])
 
-    def _graveyard_choice(self, player: str, name: str) -> str | None:
-        """The card chosen in ``player``'s graveyard (choice ``card``), checked."""
-        raw = self.choices.get("card")
-        b = self.r.boards[player]
-        if raw is None:
-            self.rep("log.choice-missing", "bp6.2",
-                     f"{name}: the card chosen in the graveyard is not recorded.",
-                     severity="warning")
-            return None
-        parts = split_ref(str(raw))
-        card = parts[1] if parts else str(raw)
-        if parts is not None and parts[0] != player:
-            self.rep("legality.choice-invalid", "bp6.2",
-                     f"{raw} is not in {player}'s graveyard.", actual=raw)
-            return None
-        if card not in b.graveyard:
-            self.rep("legality.choice-invalid", "bp6.2",
-                     f"{card} is not in {player}'s graveyard.", actual=raw)
-            return None
-        return card
-
     # ------------------------------------------------------------------ ハンデス
     def step_handes(self, step: dict[str, Any]) -> None:
         """The controller designates a card of the opponent's hand; it is discarded."""
@@ -207,6 +178,7 @@ class StandardSteps(Resolving):
         b.take_from_hand(card)
         b.graveyard.append(card)
         self.emit(op="discard", player=opponent, cards=[f"{opponent}:{card}"])
+        self.triggers += self.r.discarded(opponent, 1, self.req.id)
 
     # ------------------------------------------------------------------ クイック召喚
     def step_quick_summon(self, step: dict[str, Any]) -> None:
