@@ -216,9 +216,12 @@ class TrumpRules:
             return ("legality.ability-not-in-force", f"{ref} ({ch.kind}) has no ability "
                     f"that starts {action.name}.")
         names = ", ".join(f"{c} {self.trump_data[c]['name']}" for c in cards)
-        return ("legality.ability-not-in-force", f"{action.name} is started by a soldier "
-                f"of {line.player} under the ability of the trump {names}: that trump is "
-                f"not face up, or {ref} is not of its suit.")
+        if not any(self.face_up(line.player, c) for c in cards):
+            why = f"no such trump of {line.player} is face up"
+        else:
+            why = f"{ref} is not a soldier of the suit it reaches"
+        return ("legality.ability-not-in-force", f"{action.name} is started by driving a "
+                f"soldier under the ability of the trump {names}: {why}.")
 
     def grant_findings(self, flow: CoreFlow, line: Request, action: ActionDef
                        ) -> list[Finding]:
