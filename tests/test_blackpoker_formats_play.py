@@ -11,12 +11,12 @@ from coreflow_judge.adjudicator.games.blackpoker.abilities import Ability, compu
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 from coreflow_judge.adjudicator.judge import judge_lines
-from coreflow_judge.events.models import LogLine, Request
+from coreflow_judge.events.models import GameStarted, LogLine, Request, Trigger
 from coreflow_judge.events.reader import iter_lines
 
 from tests.pools import pooled
 
-FORMATS = [("6.1", "standard"), ("6.1", "pro"), ("6.1", "master"),
+FORMATS = [("6.1", "standard"), ("6.1", "pro"), ("6.1", "master"), ("6.1", "extra"),
            ("9.0", "standard"), ("9.0", "pro"), ("9.0", "master")]
 GAMES = 12
 game = pooled(simulate_game)
@@ -49,6 +49,24 @@ def test_the_simulator_plays_the_actions_of_every_format(edition: str) -> None:
     master = BlackPokerRules(edition, "master")
     wanted = {a for a, d in master.actions.items() if d.direct} - RARE
     assert sorted(wanted - set(used)) == []
+
+
+def test_simulated_extra_games_place_and_open_trumps() -> None:
+    """6.1 extra: the simulator places trumps at set-up and plays trump operations and
+    trump actions; the judge (above) finds its games clean."""
+    used: Counter[str] = Counter()
+    placed = 0
+    for seed in range(GAMES):
+        lines = game("6.1", seed, "extra")
+        start = lines[1]
+        assert isinstance(start, GameStarted)
+        placed += sum(len(t) for t in (start.trumps or {}).values())
+        used.update(line.action for line in lines if isinstance(line, Request | Trigger))
+    assert placed > 0
+    assert used["open"] > 0
+    trump_actions = {a for a, d in BlackPokerRules("6.1", "extra").actions.items()
+                     if d.data.get("formats") == ["extra"]} - {"open"}
+    assert len(trump_actions & set(used)) >= 4, sorted(trump_actions & set(used))
 
 
 def test_force_left_out_of_a_simulated_damage_is_a_precedence_finding() -> None:

@@ -1,9 +1,275 @@
-"""The simulator's choices for the actions 6.1 extra adds (see :mod:`.simulate`)."""
+"""The simulator's choices for the actions 6.1 extra adds (see :mod:`.simulate`).
+
+At set-up each player places up to two trumps (cards taken out of the pack before the
+deck is dealt, so the deck excludes them), and during play it opens, closes and destroys
+trumps and requests what their abilities grant. The simulator plays the trump actions
+whose choices it can make without cards the engine has not seen: the deck-reading ones
+(援軍, 防壁追加, the K summons that search the deck) only while the deck's order is known.
+"""
 
 from __future__ import annotations
 
-from coreflow_judge.adjudicator.games.blackpoker.play import Simulator
+from collections.abc import Iterator
+from typing import Any
+
+from coreflow_judge.adjudicator.flow import Req
+from coreflow_judge.adjudicator.game import ActionDef
+from coreflow_judge.adjudicator.games.blackpoker.play import CARDS, Feed, Simulator
+from coreflow_judge.events.models import Cost, GameStarted, MatchStarted, Request
+from coreflow_judge.events.models import Effect as LogEffect
+
+EXTRA_MAIN: dict[str, float] = {
+    "open": 3, "slash": 2, "drain": 0.6, "intimidate": 0.6, "resurrection": 0.8,
+    "reinforcement": 0.8, "pursuit": 0.6, "phantom": 0.6, "bulwark_addition": 0.8,
+    "rest": 0.6, "civil_war": 0.6, "reset": 0.2, "negotiate": 0.5, "encourage": 0.5,
+    "switch": 0.4, "salvation": 0.3, "summon_reanimator": 1.5, "summon_chariot": 1.5,
+    "summon_strategist": 1.5, "summon_knight": 1.5, "summon_dark_lord": 0.8,
+    "summon_giant": 0.8, "reanimate": 0.5, "destroy_bulwark": 0.5, "sweep": 0.8,
+    "foresight": 0.5,
+}
+EXTRA_QUICK: dict[str, float] = {
+    "close": 0.6, "trump_destroy": 0.6, "instant_kill": 0.5, "negotiate": 0.6,
+    "encourage": 0.6, "offset": 0.4, "switch": 0.3, "armistice": 0.8, "last_ditch": 0.3,
+    "sweep": 0.5, "summon_reanimator": 0.5, "summon_knight": 0.5,
+}
+DECK_BOUND = frozenset({"reinforcement", "bulwark_addition", "drain", "salvation",
+                        "summon_dark_lord", "summon_giant", "foresight"})
+"""Actions that turn up deck cards or put cards into the deck: played only while the
+engine knows the deck's order."""
+
+
+def _trump_cards() -> frozenset[str]:
+    """The cards whose trump has an ability (the 6.1 edition data)."""
+    from coreflow_judge.adjudicator.games.blackpoker.rules import load_edition
+
+    return frozenset(load_edition("6.1").get("trumps") or {})
 
 
 class ExtraPlay(Simulator):
     """``choose_<action>`` and ``targets_<action>`` methods for 6.1 extra."""
+
+    def _setup(self, edition: str, fmt: str, match_id: str) -> tuple[MatchStarted, GameStarted]:
+        header, start = super()._setup(edition, fmt, match_id)
+        if fmt != "extra" or header.decks is None:
+            return header, start
+        # Each player sets aside 0-2 trumps from the cards its deck does not use.
+        trumps: dict[str, list[str]] = {}
+        for p, deck in header.decks.items():
+            spare = [c for c in CARDS if c not in deck and not c.startswith("JK")]
+            favoured = [c for c in spare if c in _trump_cards()]
+            pool = favoured or spare
+            trumps[p] = self.rng.sample(pool, min(len(pool), self.rng.choice((1, 2, 2))))
+        return header, start.model_copy(update={"trumps": trumps})
+
+    # ------------------------------------------------------------------ what to try
+    def main_weights(self) -> dict[str, float]:
+        weights = super().main_weights()
+        weights.update(self._extra_sensible(EXTRA_MAIN))
+        return weights
+
+    def quick_weights(self) -> dict[str, float]:
+        weights = super().quick_weights()
+        weights.update(self._extra_sensible(EXTRA_QUICK))
+        return weights
+
+    def _extra_sensible(self, weights: dict[str, float]) -> dict[str, float]:
+        player = self.flow.chance or ""
+        if player not in self.rules.boards or self.rules.format != "extra":
+            return {}
+        # A trump action is tried only where its trump is face up (else the engine refuses
+        # it): those that are, the player likes a lot.
+        out = {a: w * 4 for a, w in weights.items()}
+        if "open" in weights:
+            out["open"] = weights["open"] * 2
+        if self.remaining[player] is not None:
+            for aid in DECK_BOUND:
+                out.pop(aid, None)
+        return out
+
+    def _candidates(self, player: str, action: ActionDef) -> Iterator[Request]:
+        if not action.data.get("originated"):
+            yield from super()._candidates(player, action)
+            return
+        # A soldier-originated action: the driven soldier is its cost.
+        soldiers = [ch for ch in self._board(player).field
+                    if self.rules.data["characters"][ch.kind]["kind"] == "soldier"
+                    and ch.state == "charge"]
+        self.rng.shuffle(soldiers)
+        for ch in soldiers:
+            for target in self._target_options(player, action):
+                yield Request(seq=self.flow.next_seq, request="candidate", player=player,
+                              action=action.id, costs=[Cost(kind="C", ref=ch.ref)],
+                              targets=target)
+
+    def targets_close(self, player: str) -> list[list[str]]:
+        opp = self._opponent(player)
+        return [[f"{opp}:{t.card}"] for t in self._board(opp).trumps if t.face_up]
+
+    targets_trump_destroy = targets_close
+
+    def targets_negotiate(self, player: str) -> list[list[str]]:
+        opp = self._opponent(player)
+        return [[ch.ref] for ch in self._board(opp).field if ch.state == "charge"]
+
+    def targets_slash(self, player: str) -> list[list[str]]:
+        opp = self._opponent(player)
+        return [[ch.ref] for ch in self._board(opp).field
+                if self.rules.data["characters"][ch.kind]["kind"] == "soldier"]
+
+    targets_instant_kill = targets_slash
+
+    def targets_encourage(self, player: str) -> list[list[str]]:
+        return [[ch.ref] for ch in self._board(player).field
+                if self.rules.data["characters"][ch.kind]["kind"] == "soldier"]
+
+    def targets_offset(self, player: str) -> list[list[str]]:
+        return [[r.id] for r in reversed(self.flow.stage)
+                if r.controller != player and r.key_cards]
+
+    # ------------------------------------------------------------------ choices
+    def choose_open(self, req: Req, choices: dict[str, Any], item: Feed
+                    ) -> list[LogEffect] | None:
+        down = [t for t in self._board(req.controller).trumps if not t.face_up]
+        if down:
+            choices["trump"] = f"{req.controller}:{self.rng.choice(down).card}"
+        return None
+
+    def choose_drain(self, req: Req, choices: dict[str, Any], item: Feed
+                     ) -> list[LogEffect] | None:
+        own = self._board(req.controller).field
+        if own:
+            choices["character"] = self.rng.choice(own).ref
+        return None
+
+    def choose_resurrection(self, req: Req, choices: dict[str, Any], item: Feed
+                            ) -> list[LogEffect] | None:
+        able = [c for c in self._board(req.controller).graveyard
+                if c.startswith("S") and 2 <= int(c[1:]) <= 10]
+        if able:
+            choices["card"] = f"{req.controller}:{self.rng.choice(able)}"
+        return None
+
+    def choose_instant_kill(self, req: Req, choices: dict[str, Any], item: Feed
+                            ) -> list[LogEffect] | None:
+        own = [ch.ref for ch in self._board(req.controller).field
+               if self.rules.data["characters"][ch.kind]["kind"] == "soldier"
+               and ch.ref not in req.targets]
+        if own:
+            choices["soldiers"] = [self.rng.choice(own)]
+        return None
+
+    def choose_reinforcement(self, req: Req, choices: dict[str, Any], item: Feed
+                             ) -> list[LogEffect] | None:
+        deck = self._deck(req.controller)[:2]
+        if deck:
+            choices["soldier"] = f"{req.controller}:{self.rng.choice(deck)}"
+        return None
+
+    def choose_civil_war(self, req: Req, choices: dict[str, Any], item: Feed
+                         ) -> list[LogEffect] | None:
+        opp = req.targets[0] if req.targets else self._opponent(req.controller)
+        theirs = self._board(opp).hand_count or 0
+        mine = self._board(req.controller).hand_count or 0
+        if theirs >= mine and theirs:
+            hand = self._hand(opp)
+            self.rng.shuffle(hand)
+            chosen = hand[:2]
+            choices["discard"] = [f"{opp}:{c}" for c in chosen]
+            item.used = {opp: chosen}
+        return None
+
+    def choose_switch(self, req: Req, choices: dict[str, Any], item: Feed
+                      ) -> list[LogEffect] | None:
+        hand = self._hand(req.controller)
+        if hand:
+            card = self.rng.choice(hand)
+            choices["card"] = f"{req.controller}:{card}"
+            item.used = {req.controller: [card]}
+        return None
+
+    def choose_illusion(self, req: Req, choices: dict[str, Any], item: Feed
+                        ) -> list[LogEffect] | None:
+        own = [ch.ref for ch in self._board(req.controller).field
+               if self.rules.data["characters"][ch.kind]["kind"] == "soldier"]
+        choices["soldiers"] = [r for r in own if self.rng.random() < 0.3]
+        return None
+
+    def choose_exhaustion(self, req: Req, choices: dict[str, Any], item: Feed
+                          ) -> list[LogEffect] | None:
+        choices["turn_down"] = self.rng.random() < 0.7
+        return None
+
+    def choose_hand_refill(self, req: Req, choices: dict[str, Any], item: Feed
+                           ) -> list[LogEffect] | None:
+        item.draws_to = req.controller
+        return None
+
+    choose_revolution_draw = choose_hand_refill
+
+    def choose_summon_reanimator(self, req: Req, choices: dict[str, Any], item: Feed
+                                 ) -> list[LogEffect] | None:
+        cards = [f"{p}:{c}" for p in self.rules.boards for c in self._board(p).graveyard]
+        if cards:
+            choices["card"] = self.rng.choice(cards)
+        return None
+
+    def choose_summon_chariot(self, req: Req, choices: dict[str, Any], item: Feed
+                              ) -> list[LogEffect] | None:
+        walls = [ch.ref for ch in self._characters() if ch.kind == "bulwark"]
+        if walls:
+            choices["bulwark"] = self.rng.choice(walls)
+        return None
+
+    def choose_summon_strategist(self, req: Req, choices: dict[str, Any], item: Feed
+                                 ) -> list[LogEffect] | None:
+        x = int(req.key_cards[0].partition(":")[2][1:]) if req.key_cards else 0
+        able = [r.id for r in self.flow.stage if len(r.key_cards) == 2 or (
+            len(r.key_cards) == 1 and (self._rank(r.key_cards[0]) or 99) <= x)]
+        if able:
+            choices["request"] = self.rng.choice(able)
+        return None
+
+    def choose_summon_knight(self, req: Req, choices: dict[str, Any], item: Feed
+                             ) -> list[LogEffect] | None:
+        opp = self._opponent(req.controller)
+        own = [ch.ref for ch in self._board(opp).field
+               if self.rules.data["characters"][ch.kind]["kind"] == "soldier"]
+        if own:
+            choices["soldier"] = self.rng.choice(own)
+        return None
+
+    def choose_sweep(self, req: Req, choices: dict[str, Any], item: Feed
+                     ) -> list[LogEffect] | None:
+        opp = req.targets[0] if req.targets else self._opponent(req.controller)
+        own = [ch.ref for ch in self._board(opp).field]
+        if own:
+            choices["character"] = self.rng.choice(own)
+        return None
+
+    def choose_foresight(self, req: Req, choices: dict[str, Any], item: Feed
+                         ) -> list[LogEffect] | None:
+        ctl = req.controller
+        drawn = self._deck(ctl)[:2]
+        hand = self._hand(ctl) + drawn
+        if hand:
+            card = self.rng.choice(hand)
+            choices["card"] = f"{ctl}:{card}"
+            choices["to"] = self.rng.choice(("top", "bottom"))
+        return None
+
+    @staticmethod
+    def _rank(ref: str) -> int | None:
+        face = ref.partition(":")[2]
+        return int(face[1:]) if face[:1] in "SHDC" and face[1:].isdigit() else None
+
+    def choose_salvation(self, req: Req, choices: dict[str, Any], item: Feed
+                         ) -> list[LogEffect] | None:
+        plan = self.rules.plan_resolution(self.flow, req, {})
+        order: dict[str, list[str]] = {}
+        for e in plan.effects:
+            if e.get("op") == "move" and e.get("to") == "deck":
+                owner = str(e["card"]).partition(":")[0]
+                order.setdefault(owner, []).append(str(e["card"]))
+        if order:
+            choices["order"] = order
+        return None
