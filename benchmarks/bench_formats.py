@@ -22,7 +22,7 @@ from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game  
 from coreflow_judge.adjudicator.judge import judge_lines  # noqa: E402
 from coreflow_judge.events.reader import dump_line, iter_lines  # noqa: E402
 
-FORMATS = ("lite", "standard", "pro", "master")
+FORMATS = ("lite", "standard", "pro", "master", "extra")
 
 
 def best_of(n: int, fn) -> float:  # type: ignore[no-untyped-def]
@@ -42,6 +42,8 @@ def main() -> None:
     for edition in ("6.1", "9.0"):
         per_event: dict[str, float] = {}
         for fmt in FORMATS:
+            if fmt == "extra" and edition != "6.1":
+                continue  # 9.0 has no extra format (エクストラ is a frame)
             matches: list[list[str]] = []
             for i in range(args.games):
                 text, prev = [], None
