@@ -668,8 +668,9 @@ class CoreFlow:
             if self.stage and self.stage[-1] is not req:
                 self.report(
                     "order.stage-not-lifo", "core[15]",
-                    f"{req.id} was resolved while {self.stage[-1].id}, staged later, was "
-                    "still on the stage.", expected=self.stage[-1].id, actual=req.id,
+                    f"{req.id} ({req.action.name}) was resolved while {self.stage[-1].id} "
+                    f"({self.stage[-1].action.name}), staged later, was still on the stage.",
+                    expected=self.stage[-1].id, actual=req.id,
                 )
             self.stage.remove(req)
             self.chance = SYSTEM

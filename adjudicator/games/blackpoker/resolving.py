@@ -86,6 +86,9 @@ class Resolving:
 
     def run(self) -> None:
         self.fizzled = self.r.fizzles(self.flow, self.req)
+        if self.fizzled and self.line.result == "resolved" and \
+                self.req.data.get("target_invalid_at_request"):
+            self.fizzled = False  # its target was already reported: follow the table
         if self.fizzled:
             if self.line.result == "resolved":
                 self.rep("legality.fizzle-not-applied", "bp4.3.3.1.1",

@@ -892,6 +892,13 @@ class BlackPokerRules(TrumpRules, RulesHooks):
         if (req.action.data.get("target") or {}).get("kind") not in (None, "player",
                                                                      "request", "trump"):
             self.mark_target(req)
+        tspec = req.action.data.get("target")
+        if tspec is not None and len(req.targets) == 1 and self._target_problem(
+                flow, tspec, req.targets[0], player, [card_of(k) for k in req.key_cards],
+                req.id, req.action.id) is not None:
+            # Reported with the request; if the table resolves it anyway, that is how it
+            # was played, not a second mistake (one mistake, one finding).
+            req.data["target_invalid_at_request"] = True
         for k in req.key_cards:
             board.take_from_hand(card_of(k))
         free = self.free_use(line, req.action)
