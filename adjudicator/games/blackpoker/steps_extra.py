@@ -812,7 +812,7 @@ class ExtraSteps(Resolving):
         if count:
             self.step_draw({"count": count})
         else:
-            self.why.append(f"{player} holds {n} cards")
+            self.why.append(f"{player} holds {n} cards, so it draws none")
 
     def step_damage_self(self, step: dict[str, Any]) -> None:
         """前触れ: the controller takes ``amount`` damage."""
