@@ -9,6 +9,7 @@ whose choices it can make without cards the engine has not seen: the deck-readin
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,15 +22,15 @@ from coreflow_judge.events.models import Effect as LogEffect
 EXTRA_MAIN: dict[str, float] = {
     "open": 3, "slash": 2, "drain": 0.6, "intimidate": 0.6, "resurrection": 0.8,
     "reinforcement": 0.8, "pursuit": 0.6, "phantom": 0.6, "bulwark_addition": 0.8,
-    "rest": 0.6, "civil_war": 0.6, "reset": 0.2, "negotiate": 0.5, "encourage": 0.5,
-    "switch": 0.4, "salvation": 0.3, "summon_reanimator": 1.5, "summon_chariot": 1.5,
+    "rest": 0.6, "civil_war": 0.6, "reset": 1, "negotiate": 0.5, "encourage": 0.5,
+    "switch": 0.4, "salvation": 1, "summon_reanimator": 1.5, "summon_chariot": 3,
     "summon_strategist": 1.5, "summon_knight": 1.5, "summon_dark_lord": 0.8,
     "summon_giant": 0.8, "reanimate": 0.5, "destroy_bulwark": 0.5, "sweep": 0.8,
-    "foresight": 0.5,
+    "foresight": 3, "repair": 0.8,
 }
 EXTRA_QUICK: dict[str, float] = {
     "close": 0.6, "trump_destroy": 0.6, "instant_kill": 0.5, "negotiate": 0.6,
-    "encourage": 0.6, "offset": 0.4, "switch": 0.3, "armistice": 0.8, "last_ditch": 0.3,
+    "encourage": 0.6, "offset": 1.5, "switch": 0.3, "foresight": 2, "armistice": 0.8, "last_ditch": 0.3,
     "sweep": 0.5, "summon_reanimator": 0.5, "summon_knight": 0.5,
 }
 DECK_BOUND = frozenset({"reinforcement", "bulwark_addition", "drain", "salvation",
@@ -116,7 +117,10 @@ class ExtraPlay(Simulator):
         return [[ch.ref] for ch in self._board(opp).field
                 if self.rules.data["characters"][ch.kind]["kind"] == "soldier"]
 
-    targets_instant_kill = targets_slash
+    def targets_instant_kill(self, player: str) -> list[list[str]]:
+        own = [ch for ch in self._board(player).field
+               if self.rules.data["characters"][ch.kind]["kind"] == "soldier"]
+        return self.targets_slash(player) if own else []  # it needs a soldier to send
 
     def targets_encourage(self, player: str) -> list[list[str]]:
         return [[ch.ref] for ch in self._board(player).field
@@ -223,8 +227,8 @@ class ExtraPlay(Simulator):
     def choose_summon_strategist(self, req: Req, choices: dict[str, Any], item: Feed
                                  ) -> list[LogEffect] | None:
         x = int(req.key_cards[0].partition(":")[2][1:]) if req.key_cards else 0
-        able = [r.id for r in self.flow.stage if len(r.key_cards) == 2 or (
-            len(r.key_cards) == 1 and (self._rank(r.key_cards[0]) or 99) <= x)]
+        able = [r.id for r in self.flow.stage if r is not req and (len(r.key_cards) == 2 or (
+            len(r.key_cards) == 1 and (self._rank(r.key_cards[0]) or 99) <= x))]
         if able:
             choices["request"] = self.rng.choice(able)
         return None
@@ -255,6 +259,56 @@ class ExtraPlay(Simulator):
             card = self.rng.choice(hand)
             choices["card"] = f"{ctl}:{card}"
             choices["to"] = self.rng.choice(("top", "bottom"))
+        return None
+
+    def choose_summon_dark_lord(self, req: Req, choices: dict[str, Any], item: Feed
+                                ) -> list[LogEffect] | None:
+        """魔王召喚 / 巨人召喚 shuffle the deck (when the trump is up): from then on the
+        simulator deals it as it deals a searched deck."""
+        plan = self.rules.plan_resolution(self.flow, req, {})
+        if not any(e.get("op") == "shuffle" for e in plan.effects):
+            return None
+        ctl = req.controller
+        step = req.action.data["effect"][0]
+        partner = step["partner"]
+        cards = list(self._deck_cards(ctl))
+        keys = [k.partition(":")[2] for k in req.key_cards]
+        board = self._board(ctl)
+        entered = any(e.get("op") == "enter" for e in plan.effects)
+        if entered and partner not in keys:
+            if partner in self._hand(ctl):
+                item.used = {ctl: [partner]}
+            elif partner not in board.graveyard and not any(
+                    t.card == partner for t in board.trumps) and partner in cards:
+                cards.remove(partner)
+                item.dealt = {ctl: 1}
+        if self.remaining[ctl] is None:
+            self.remaining[ctl] = Counter(cards)
+        return None
+
+    choose_summon_giant = choose_summon_dark_lord
+
+    def choose_attack(self, req: Req, choices: dict[str, Any], item: Feed
+                      ) -> list[LogEffect] | None:
+        super().choose_attack(req, choices, item)
+        for ch in self._board(req.controller).field:  # 巨人 attacks whenever it can
+            if self.rules.data["characters"][ch.kind].get("must_attack") and \
+                    self.rules.may_attack(ch, self.flow.turn) and \
+                    ch.ref not in choices["attackers"]:
+                choices["attackers"].append(ch.ref)
+        return None
+
+    def choose_last_ditch(self, req: Req, choices: dict[str, Any], item: Feed
+                          ) -> list[LogEffect] | None:
+        item.used = {req.controller: self._hand(req.controller)}  # the whole hand goes
+        return None
+
+    def choose_repair(self, req: Req, choices: dict[str, Any], item: Feed
+                      ) -> list[LogEffect] | None:
+        able = [c for c in self._board(req.controller).graveyard
+                if c[:1] == "D" and c[1:] in ("11", "12", "13")]
+        if able:  # one must be chosen while there is one (docs/decisions.md E13)
+            choices["card"] = f"{req.controller}:{self.rng.choice(able)}"
         return None
 
     @staticmethod

@@ -1,0 +1,131 @@
+"""BlackPoker 6.1 extra: trumps, their abilities and the trump characters.
+
+The ruling fixtures (fixtures/rulings/extra/) judge one situation each; these tests check
+the data as a whole, the board and audit, and mistakes injected into simulated games.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules, load_edition
+from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
+from coreflow_judge.adjudicator.judge import judge_lines
+from coreflow_judge.events.models import LogLine
+from coreflow_judge.events.reader import iter_lines, read_log
+
+from tests.pools import pooled
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTRA = ROOT / "fixtures" / "rulings" / "extra"
+game = pooled(simulate_game)
+
+
+def _judge_dicts(lines: list[dict[str, object]]) -> list[tuple[str, int]]:
+    report = judge_lines(iter_lines([json.dumps(d) for d in lines]))
+    return [(f.code, f.seq) for f in report.findings if f.severity == "error"]
+
+
+def _dicts(lines: list[LogLine]) -> list[dict[str, object]]:
+    return [line.model_dump(mode="json", exclude_none=True, exclude={"hash"})
+            for line in lines]
+
+
+def test_every_extra_action_is_granted_or_is_a_trump_operation() -> None:
+    """Each action of the extra list comes from somewhere: a trump's ability, a trump
+    character's ability, or the trump operations everyone has."""
+    rules = BlackPokerRules("6.1", "extra")
+    data = load_edition("6.1")
+    granted = {a for t in data["trumps"].values() for a in t.get("grants", ())}
+    granted |= {g["action"] for c in data["characters"].values() for g in c.get("grants", ())}
+    started = {"trump_regenerate", "trump_reset", "attack"}  # started by other effects
+    operations = {"open", "close", "trump_destroy"}
+    extra = {a for a, d in rules.actions.items() if d.data.get("formats") == ["extra"]}
+    assert extra - granted - started - operations == set()
+    # Every trump character is summoned by the trump that names it.
+    for card, trump in data["trumps"].items():
+        if "character" in trump:
+            assert data["characters"][trump["character"]]["formats"] == ["extra"], card
+
+
+def test_trump_actions_exist_only_in_extra() -> None:
+    master = BlackPokerRules("6.1", "master")
+    assert "open" not in master.actions and "slash" not in master.actions
+    assert master.trump_data == {}
+
+
+def test_the_board_shows_each_trump_and_its_face() -> None:
+    report = judge_lines(read_log(EXTRA / "open-and-slash-6.1.jsonl"))
+    assert report.flow is not None
+    board = report.flow.rules.board(report.flow)
+    assert board["players"]["alice"]["trumps"] == [{"card": "S2", "face": "up"},
+                                                   {"card": "H7", "face": "down"}]
+    assert board["players"]["bob"]["trumps"] == [{"card": "C9", "face": "down"}]
+
+
+def test_the_audit_holds_trump_operations_and_the_trump_zone() -> None:
+    from coreflow_judge.audit import derive
+
+    lines = [line for _, line in read_log(EXTRA / "reanimator-regenerates-trump-6.1.jsonl")]
+    stored = [derive.StoredLine(line, line.model_dump(mode="json", exclude_none=True), None)
+              for line in lines]
+    rows = derive.derive_match("rec", stored)
+    actions = {r["action"] for r in rows["requests"]}
+    assert {"open", "summon_reanimator", "reanimate", "trump_regenerate"} <= actions
+    regenerate = [r for r in rows["resolutions"] if r["action"] == "trump_regenerate"]
+    assert regenerate and {e["op"] for e in regenerate[0]["effects"]} == {"move", "flip"}
+    last = rows["boards"][-1]["board"]["players"]["bob"]["trumps"]
+    assert {"card": "S11", "face": "up"} in last
+
+
+def test_an_unknown_trump_face_is_shown_when_opened() -> None:
+    """A trump recorded as ``?`` takes the face its オープン shows."""
+    lines = [json.loads(t) for t in (EXTRA / "open-and-slash-6.1.jsonl").read_text(
+        encoding="utf-8").splitlines()]
+    lines[1]["trumps"]["alice"] = ["?", "H7"]
+    assert _judge_dicts(lines) == []
+
+
+def test_a_trump_opened_that_the_player_does_not_have_is_caught_at_its_line() -> None:
+    """Inject into simulated extra games: an オープン whose choice names a card that is not
+    one of the requester's trumps. One finding, at that line; the rest of the game is
+    judged on the table as played (the trump it did open stays face down, so a game where
+    that trump's ability shows later is not used: that would be more than one mistake)."""
+    rules = load_edition("6.1")
+    tried = 0
+    for seed in range(30):
+        lines = _dicts(game("6.1", seed, "extra"))
+        held = lines[1].get("trumps", {})
+        for i, d in enumerate(lines):
+            choices = d.get("choices")
+            if d.get("type") != "resolve" or not isinstance(choices, dict) \
+                    or "trump" not in choices:
+                continue
+            owner, _, card = str(choices["trump"]).partition(":")
+            ability = rules["trumps"].get(card, {})
+            later = {x.get("action") for x in lines[i:]}
+            named = any(f"{owner}:{card}" in (x.get("targets") or []) for x in lines[i:])
+            if set(ability.get("grants", ())) & later or ability.get("rule") \
+                    or ability.get("triggers") or named:
+                continue  # the trump shows later (its ability, or a クローズ of it)
+            if "S6" in held.get(owner, []):  # type: ignore[union-attr]
+                continue
+            bad = {k: v for k, v in d.items() if k != "effects"}
+            bad["choices"] = {"trump": f"{owner}:S6"}
+            mutated = lines[:i] + [bad] + lines[i + 1:]
+            assert _judge_dicts(mutated) == [("legality.choice-invalid", d["seq"])], seed
+            tried += 1
+            break
+    assert tried >= 5, tried
+
+
+def test_simulated_extra_games_use_trump_characters_somewhere() -> None:
+    """Across a few dozen simulated games the trump summons and the characters' own
+    actions come up, each game judged clean by the test of every format."""
+    used: set[str] = set()
+    for seed in range(30):
+        used |= {str(d.get("action")) for d in _dicts(game("6.1", seed, "extra"))}
+    summons = {"summon_reanimator", "summon_chariot", "summon_strategist", "summon_knight",
+               "summon_dark_lord", "summon_giant"}
+    assert used & summons, "no trump summon in 30 simulated extra games"
