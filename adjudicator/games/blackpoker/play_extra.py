@@ -30,8 +30,8 @@ EXTRA_MAIN: dict[str, float] = {
 }
 EXTRA_QUICK: dict[str, float] = {
     "close": 0.6, "trump_destroy": 0.6, "instant_kill": 0.5, "negotiate": 0.6,
-    "encourage": 0.6, "offset": 1.5, "switch": 0.3, "foresight": 2, "armistice": 0.8, "last_ditch": 0.3,
-    "sweep": 0.5, "summon_reanimator": 0.5, "summon_knight": 0.5,
+    "encourage": 0.6, "offset": 1.5, "switch": 0.3, "foresight": 2, "armistice": 0.8,
+    "last_ditch": 0.3, "sweep": 0.5, "summon_reanimator": 0.5, "summon_knight": 0.5,
 }
 DECK_BOUND = frozenset({"reinforcement", "bulwark_addition", "drain", "salvation",
                         "summon_dark_lord", "summon_giant", "foresight"})
