@@ -65,10 +65,17 @@ from coreflow_judge.adjudicator.games.duel_masters.cards import (
 from coreflow_judge.adjudicator.games.duel_masters.pending import PendingEffectOrder
 from coreflow_judge.adjudicator.plan import PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import Permission, PermissionPolicy, ProhibitionWins
+from coreflow_judge.events.models import TurnStarted
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
-    from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Resolve
+    from coreflow_judge.events.models import (
+        GameStarted,
+        MatchStarted,
+        Request,
+        Resolve,
+        Trigger,
+    )
 
 EDITIONS = ("1.47",)
 
@@ -155,6 +162,7 @@ class DuelMastersRules(RulesHooks):
         self.policy = FlowPolicy(
             requester_keeps_chance=bool(pol["requester_keeps_chance"]),
             resolve_before_cost_triggers=bool(pol["resolve_before_cost_triggers"]),
+            resolve_late_triggers=bool(pol.get("resolve_late_triggers", False)),
         )
         self.trigger_order = PendingEffectOrder()
         self.permissions: PermissionPolicy = ProhibitionWins()
@@ -768,6 +776,26 @@ class DuelMastersRules(RulesHooks):
         self._start_next_turn(flow, ctx)
         flow.findings.extend(ctx.findings)
         return ctx.triggers
+
+    def goes_past_pending(self, flow: CoreFlow, line: Trigger | TurnStarted) -> bool:
+        """The core flow's hook for a ``trigger`` or ``turn_started`` line it did not derive
+        while pending effects wait: True when the end step is open and the line starts the
+        next turn (its ``turn_started``, its draw step, one of its start abilities). The
+        table skipped the end step's pending effects; the flow reports them missed there,
+        once, and :meth:`settle` starts the next turn as the table did (dm§3.6)."""
+        if self.ending is None or flow.result is not None:
+            return False
+        nxt = flow.next_player(self.ending[1])
+        if isinstance(line, TurnStarted):
+            return line.player == nxt and line.turn == flow.turn + 1
+        if line.action == "draw":
+            return line.controller in (None, nxt) and nxt not in self.drawn_early
+        if line.action == "start_of_turn":
+            c = self.find(str(line.source or ""))
+            hook = "start_of_turn" if c is not None and c.owner == nxt else \
+                "start_of_opponent_turn"
+            return c is not None and bool(c.card.effects(hook))
+        return False
 
     # ------------------------------------------------------------------ win/lose
     def decked(self) -> list[str]:
