@@ -734,3 +734,135 @@ def test_applying_a_plan_is_what_the_judge_does(pool: list[Log]) -> None:
             checked += 1
             turns += plan.next_turn is not None
     assert checked > 20 and turns, "resolutions of every kind, some ending a turn"
+
+
+# ---------------------------------------------------------------------------- card over rule
+Site = tuple[int, int, str]
+"""(game, i, card): line i of the pool's game is where a card over rule keyword decides."""
+
+
+@pytest.fixture(scope="session")
+def override_sites(pool: list[Log]) -> dict[str, list[Site]]:
+    """Where each keyword of the edition's ``overrides`` (dm101.1) decides in the pool:
+    'unblockable' (a block resolution whose attacker cannot be blocked while the defender
+    has an untapped blocker: the card), 'skip_draw' (a draw step whose draw the text skips:
+    the player), 'block_while_tapped' (a block by a tapped blocker), 'attack_untapped' (an
+    attack on an untapped creature)."""
+    out: dict[str, list[Site]] = {k: [] for k in ("unblockable", "skip_draw",
+                                                  "block_while_tapped", "attack_untapped")}
+    for g, lines in enumerate(pool):
+        for i, line, flow in replay(lines):
+            r = dm(flow)
+            if isinstance(line, Request) and line.action == "attack" and line.targets:
+                t = r.find(line.targets[0])
+                if t is not None and not t.tapped:
+                    out["attack_untapped"].append((g, i, line.key_cards[0]))
+            if not (isinstance(line, Resolve) and line.request in flow.requests):
+                continue
+            req = flow.requests[line.request]
+            if req.action.id == "draw" and r.draw_skipped_by(req.controller) is not None:
+                out["skip_draw"].append((g, i, req.controller))
+            if req.action.id != "block":
+                continue
+            attack = r.attacks.get(str(req.source))
+            attacker = r.find(attack.attacker) if attack is not None else None
+            if attacker is None:
+                continue
+            chosen = r.find(str((line.choices or {}).get("blocker")))
+            if chosen is not None and chosen.tapped:
+                out["block_while_tapped"].append((g, i, chosen.ref))
+            free = [c.ref for c in r.boards[flow.next_player(attacker.owner)].battle
+                    if c.card.has("blocker") and not c.tapped]
+            if attacker.card.has("unblockable") and free:
+                out["unblockable"].append((g, i, free[0]))
+    return out
+
+
+def test_card_over_rule_keywords_occur_and_judge_clean(
+        override_sites: dict[str, list[Site]]) -> None:
+    """The simulator plays every override keyword; the games are judged clean (the pool
+    test), so each override was applied where it decides."""
+    assert {k: bool(v) for k, v in override_sites.items()} == {
+        k: True for k in override_sites}, {k: len(v) for k, v in override_sites.items()}
+
+
+@SETTINGS
+@given(data=st.data())
+def test_block_of_a_creature_that_cannot_be_blocked(
+        pool: list[Log], override_sites: dict[str, list[Site]], data: st.DataObject) -> None:
+    """A blocker blocks a creature whose text says it cannot be blocked: the 'cannot' wins
+    (dm101.2), at that line; the message names the card and its keyword."""
+    g, i, blocker = data.draw(st.sampled_from(override_sites["unblockable"]))
+    line = pool[g][i]
+    assert isinstance(line, Resolve)
+    broken = [*pool[g][:i], line.model_copy(update={
+        "choices": {"blocker": blocker}, "effects": None})]
+    report = judge(broken)
+    assert [(f.code, f.seq) for f in report.findings] == [
+        ("precedence.prohibition-over-permission", i + 1)]
+    assert "unblockable (cannot be blocked" in report.findings[0].message
+
+
+@SETTINGS
+@given(data=st.data())
+def test_draw_recorded_although_the_card_skips_it(
+        pool: list[Log], override_sites: dict[str, list[Site]], data: st.DataObject) -> None:
+    """The table draws in a draw step that a creature's text skips: the recorded effects
+    differ, and the finding names the card and the override (dm101.1)."""
+    g, i, player = data.draw(st.sampled_from(override_sites["skip_draw"]))
+    line = pool[g][i]
+    assert isinstance(line, Resolve)
+    header = pool[g][0]
+    assert isinstance(header, MatchStarted)
+    flow = start_flow(header)
+    for earlier in pool[g][1:i]:
+        flow.feed(earlier)
+    deck = dm(flow).boards[player].deck
+    assert deck, "a deck with cards left (the game goes on)"
+    drawn = Effect.model_validate({"op": "draw", "player": player,
+                                   "cards": [f"{player}:{deck[0]}"]})
+    broken = [*pool[g][:i], line.model_copy(update={"effects": [drawn]})]
+    report = judge(broken)
+    assert [(f.code, f.seq) for f in report.findings][:1] == [
+        ("legality.effect-mismatch", i + 1)]
+    assert report.findings[0].rule == "dm101.1"
+    assert "skip_draw" in report.findings[0].message
+    assert dm(flow).draw_skipped_by(player).ref in report.findings[0].message  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("keyword", "code"), [
+    ("block_while_tapped", "legality.choice-invalid"),
+    ("attack_untapped", "legality.target-invalid"),
+])
+def test_without_its_keyword_the_rule_decides(
+        pool: list[Log], override_sites: dict[str, list[Site]], keyword: str,
+        code: str) -> None:
+    """The same game with the keyword struck from the card's definition: where the text
+    allowed what the rule forbids (a tapped creature blocks, an untapped one is
+    attacked), the rule now decides, at that line."""
+    for g, i, _ in override_sites[keyword][:3]:
+        header = pool[g][0]
+        assert isinstance(header, MatchStarted) and isinstance(header.cards, dict)
+        cards = {k: {f: v for f, v in d.items() if f != keyword}
+                 for k, d in header.cards.items()}
+        lines = [header.model_copy(update={"cards": cards}), *pool[g][1:i + 1]]
+        found = errors(judge(lines))
+        assert found and found[0] == (code, i + 1), found[:3]
+
+
+def test_override_keywords_are_card_flags_of_the_edition() -> None:
+    """The edition's card over rule keywords are flags of a card definition, checked as
+    the others; a keyword no edition defines is an unknown field."""
+    from coreflow_judge.adjudicator.judge import JudgeInputError
+
+    rules = DuelMastersRules("1.47", "standard", {"phantom": sample_cards()["phantom"]})
+    assert rules.cards["phantom"].has("unblockable")
+    assert set(rules.overrides) >= {"speed_attacker", "unblockable", "block_while_tapped",
+                                    "attack_untapped", "skip_draw"}
+    header = simulate_game(1, max_lines=3)[0]
+    assert isinstance(header, MatchStarted)
+    for bad, word in (({"unblockable": "yes"}, "unblockable: expected true or false"),
+                      ({"unshakeable": True}, "unknown field")):
+        cards = {"phantom": {**sample_cards()["phantom"], **bad}}
+        with pytest.raises(JudgeInputError, match=word):
+            start_flow(header.model_copy(update={"cards": cards, "decks": None}))

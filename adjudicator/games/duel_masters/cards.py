@@ -16,7 +16,9 @@ Fields: ``name``; ``type`` creature | spell; ``civ`` one civilisation or a list
 ``power_attacker`` (+power while attacking); ``opponent_power`` (a static ability: the
 opponent's creatures get ±n power while this creature is in the battle zone); flags
 ``blocker``, ``speed_attacker``, ``s_trigger``, ``g_strike``, ``cannot_attack``,
-``lock_new_attackers``; the replacement ``instead_of_destroy`` (hand | mana | shield);
+``lock_new_attackers`` and the edition's card over rule keywords (``unblockable``,
+``block_while_tapped``, ``attack_untapped``, ``skip_draw``: ``overrides`` in the edition
+data, dm101.1); the replacement ``instead_of_destroy`` (hand | mana | shield);
 abilities ``cip``, ``on_attack``, ``on_break``, ``on_destroy``, the turn abilities
 ``start_of_turn`` / ``end_of_turn`` ("at the start / end of your turn") and
 ``start_of_opponent_turn`` / ``end_of_opponent_turn`` ("at the start / end of each of your
@@ -154,11 +156,14 @@ _FIELDS = {"id", "name", "type", "civ", "cost", "power", "breaker", "power_attac
            "opponent_power", "instead_of_destroy", *FLAGS, *HOOKS}
 
 
-def parse_card(card_id: str, raw: Any) -> CardDef:
+def parse_card(card_id: str, raw: Any, extra_flags: tuple[str, ...] = ()) -> CardDef:
+    """One definition; ``extra_flags``: more flag keywords the edition defines (its card
+    over rule overrides, dm101.1)."""
     where = f"cards.{card_id}"
     if not isinstance(raw, dict):
         raise CardListError(f"{where}: a card definition is an object")
-    unknown = set(raw) - _FIELDS
+    flag_names = tuple(dict.fromkeys(FLAGS + extra_flags))
+    unknown = set(raw) - _FIELDS - set(flag_names)
     if unknown:
         raise CardListError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
     kind = raw.get("type")
@@ -188,8 +193,8 @@ def parse_card(card_id: str, raw: Any) -> CardDef:
     aura = raw.get("opponent_power", 0)
     if isinstance(aura, bool) or not isinstance(aura, int):
         raise CardListError(f"{where}.opponent_power: expected a number, got {aura!r}")
-    flags = frozenset(f for f in FLAGS if raw.get(f))
-    for f in FLAGS:
+    flags = frozenset(f for f in flag_names if raw.get(f))
+    for f in flag_names:
         if f in raw and not isinstance(raw[f], bool):
             raise CardListError(f"{where}.{f}: expected true or false")
     instead = raw.get("instead_of_destroy")
@@ -212,8 +217,9 @@ def parse_card(card_id: str, raw: Any) -> CardDef:
     )
 
 
-def parse_cards(raw: Any) -> dict[str, CardDef]:
-    """The header's ``cards``: an object id -> definition, or a list of definitions."""
+def parse_cards(raw: Any, extra_flags: tuple[str, ...] = ()) -> dict[str, CardDef]:
+    """The header's ``cards``: an object id -> definition, or a list of definitions;
+    ``extra_flags``: the edition's override keywords (flags beyond :data:`FLAGS`)."""
     if raw is None:
         return {}
     items: list[tuple[str, Any]]
@@ -234,5 +240,5 @@ def parse_cards(raw: Any) -> dict[str, CardDef]:
         if card_id in out:
             raise CardListError(f"cards: {card_id!r} is defined twice")
         body = {k: v for k, v in d.items() if k != "id"} if isinstance(d, dict) else d
-        out[card_id] = parse_card(card_id, body)
+        out[card_id] = parse_card(card_id, body, extra_flags)
     return out

@@ -27,6 +27,8 @@ CODES: dict[str, tuple[Severity, str]] = {
 """Findings only Duel Masters gives (docs/findings.md)."""
 
 RULE_STATEMENTS: dict[str, str] = {
+    "dm101.1": "When a card's text and the rules disagree, the card's text wins (speed "
+               "attacker over summoning sickness, a creature that cannot be blocked, ...).",
     "dm101.2": "When a 'cannot' and a 'can' conflict, the 'cannot' wins, whatever their "
                "scopes or timestamps.",
     "dm101.3": "An effect does as much as it can: the possible part is carried out, the "

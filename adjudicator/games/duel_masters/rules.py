@@ -106,6 +106,40 @@ class PowerMod:
     """The turn at whose end it ended."""
 
 
+@dataclass(frozen=True, slots=True)
+class Override:
+    """A card keyword that overrides a rule (dm101.1, card text over the rules): at one
+    point of the rules (``at``), a "can" (``allow``) or a "cannot", over rule ``over``.
+    Read from the edition data's ``overrides``."""
+
+    keyword: str
+    at: str
+    allow: bool
+    over: str
+    text: str
+
+    def names(self, ref: str) -> str:
+        """The card and the override, as a finding names them."""
+        return f"{ref}: {self.keyword} ({self.text}; its text overrides {self.over})"
+
+
+OVERRIDE_POINTS = ("attack_sick", "attack_target", "block_tapped", "blocked", "draw")
+"""Where the rules ask for a card over rule override (the edition data's ``at``)."""
+
+
+def _overrides(data: Any) -> dict[str, Override]:
+    """The edition's override keywords, checked when loaded."""
+    out: dict[str, Override] = {}
+    for keyword, o in (data or {}).items():
+        if not isinstance(o, dict) or o.get("at") not in OVERRIDE_POINTS or \
+                not isinstance(o.get("allow"), bool):
+            raise UnsupportedRules(f"edition data: overrides.{keyword}: needs at (one of "
+                                   f"{', '.join(OVERRIDE_POINTS)}), allow, over and text",
+                                   field="rules")
+        out[keyword] = Override(keyword, o["at"], o["allow"], str(o["over"]), str(o["text"]))
+    return out
+
+
 @dataclass(slots=True)
 class Ban:
     """"This creature cannot attack this turn" (G-Strike): a prohibition, scope this."""
@@ -172,7 +206,8 @@ class DuelMastersRules(RulesHooks):
             for aid, a in self.data["actions"].items()
         }
         self.steps: list[str] = list(self.data["steps"])
-        self.cards: dict[str, CardDef] = parse_cards(cards)
+        self.overrides = _overrides(self.data.get("overrides"))
+        self.cards: dict[str, CardDef] = parse_cards(cards, tuple(self.overrides))
         self.boards: dict[str, Board] = {}
         self.step = 0
         """Index in ``steps`` of the furthest step the current turn reached."""
@@ -323,6 +358,16 @@ class DuelMastersRules(RulesHooks):
         self.modifiers = []
         self.bans.clear()
 
+    def override(self, c: Creature, at: str) -> Override | None:
+        """The card over rule keyword of this creature at ``at`` (dm101.1), if it has one."""
+        return next((o for k, o in self.overrides.items() if o.at == at and c.card.has(k)),
+                    None)
+
+    def draw_skipped_by(self, player: str) -> Creature | None:
+        """A creature of ``player`` in the battle zone whose text skips their draw."""
+        return next((c for c in self.boards[player].battle
+                     if (o := self.override(c, "draw")) is not None and not o.allow), None)
+
     def turn_hook(self, flow: CoreFlow, req: Req) -> str:
         """The card text a start / end of turn ability resolves: its controller's own turn's
         or the opponent's turn's."""
@@ -338,9 +383,9 @@ class DuelMastersRules(RulesHooks):
         """The "can" / "cannot" abilities that bear on this creature attacking now."""
         sick = self.sick(flow, c)
         out: list[Permission] = []
-        if sick and c.card.has("speed_attacker"):
-            out.append(Permission(True, "this", c.timestamp,
-                                  f"{c.ref}: speed attacker (can attack the turn it enters)"))
+        fast = self.override(c, "attack_sick") if sick else None
+        if fast is not None:
+            out.append(Permission(fast.allow, "this", c.timestamp, fast.names(c.ref)))
         if c.card.has("cannot_attack"):
             out.append(Permission(False, "this", c.timestamp, f"{c.ref}: cannot attack"))
         if sick:
@@ -361,13 +406,32 @@ class DuelMastersRules(RulesHooks):
             return False
         return self.permissions.decide(not self.sick(flow, c), self.attack_abilities(flow, c))
 
-    def may_block(self, c: Creature) -> bool:
-        return c.card.has("blocker") and not c.tapped
+    def block_abilities(self, blocker: Creature, attacker: Creature) -> list[Permission]:
+        """The "can" / "cannot" abilities that bear on this block: blocker (a "can"), the
+        attacker's "cannot be blocked" (dm101.1 overrides)."""
+        out: list[Permission] = []
+        if blocker.card.has("blocker"):
+            out.append(Permission(True, "this", blocker.timestamp, f"{blocker.ref}: blocker"))
+        shut = self.override(attacker, "blocked")
+        if shut is not None:
+            out.append(Permission(shut.allow, "this", attacker.timestamp,
+                                  shut.names(attacker.ref)))
+        return out
+
+    def may_block(self, c: Creature, attacker: Creature) -> bool:
+        """An untapped blocker (or a tapped one whose text lets it block) that the
+        abilities let block this attacker."""
+        if c.tapped and self.override(c, "block_tapped") is None:
+            return False
+        return self.permissions.decide(False, self.block_abilities(c, attacker))
 
     def attack_targets(self, flow: CoreFlow, c: Creature) -> list[str]:
-        """The opponent, and each of the opponent's tapped creatures."""
+        """The opponent, and each of the opponent's tapped creatures (untapped ones too
+        for a creature whose text lets it attack them)."""
         out = [p for p in flow.players if p != c.owner]
-        out += [o.ref for o in self.creatures() if o.owner != c.owner and o.tapped]
+        untapped = self.override(c, "attack_target") is not None
+        out += [o.ref for o in self.creatures() if o.owner != c.owner
+                and (o.tapped or untapped)]
         return out
 
     def legal_targets(self, controller: str, effect: Effect) -> list[str]:
@@ -646,7 +710,7 @@ class DuelMastersRules(RulesHooks):
         if t is None or t.owner == player:
             rep("legality.target-invalid", "dm§3.5",
                 f"{target} is neither the opponent nor a creature of theirs.", actual=target)
-        elif not t.tapped:
+        elif not t.tapped and (c is None or self.override(c, "attack_target") is None):
             rep("legality.target-invalid", "dm§3.5",
                 f"{target} is untapped: only a tapped creature can be attacked.",
                 actual="untapped")
@@ -873,6 +937,8 @@ class _Resolving:
         self.battles: list[tuple[Creature, Creature]] = []
         """The battles fought (attacker, defender), with their powers' computation."""
         self.battle_steps: list[str] = []
+        self.override_notes: list[str] = []
+        """Card over rule overrides (dm101.1) that decided part of this resolution."""
 
     def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
         self.findings.append(finding(code, self.seq, rule, msg, **kw))
@@ -974,6 +1040,13 @@ class _Resolving:
         if self.r.ending is not None:
             self.r.drawn_early.add(self.req.controller)
         self.r.step = max(self.r.step, self.r.steps.index("draw"))
+        skip = self.r.draw_skipped_by(self.req.controller)
+        if skip is not None:
+            o = self.r.override(skip, "draw")
+            assert o is not None
+            self.override_notes.append(f"no draw: {o.names(skip.ref)}")
+            self.begin("draw", self.override_notes[-1])
+            return
         self.draw(self.req.controller, 1)
 
     def do_end_turn(self) -> None:
@@ -1104,11 +1177,23 @@ class _Resolving:
             self.rep("legality.choice-invalid", "dm§3.5",
                      f"{ref} is not a creature of {defender} in the battle zone.", actual=ref)
             return None
-        if c.tapped or not c.card.has("blocker"):
-            why = "is tapped" if c.tapped else "has no blocker"
+        r = self.r
+        tapped = c.tapped and r.override(c, "block_tapped") is None
+        abilities = r.block_abilities(c, attacker)
+        can = [a.source for a in abilities if a.allow]
+        cannot = [a.source for a in abilities if not a.allow]
+        if tapped or not c.card.has("blocker"):
+            why = "is tapped" if tapped else "has no blocker"
+            also = f" (and {'; '.join(cannot)})" if cannot else ""
             self.rep("legality.choice-invalid", "dm§3.5",
-                     f"{ref} {why}: only an untapped creature with blocker can block.",
+                     f"{ref} {why}: only an untapped creature with blocker can block{also}.",
                      actual=ref)
+        elif not r.permissions.decide(False, abilities):
+            self.rep("precedence.prohibition-over-permission", "dm101.2",
+                     f"{ref} blocked {attacker.ref} under both a 'can' and a 'cannot': the "
+                     "'cannot' wins whatever the scopes, and card text is over the rules "
+                     "(dm101.1) ('" + "'; '".join(cannot) + "' over '" + "'; '".join(can)
+                     + "').", expected="no block", actual="blocked")
         return c  # reported or not, the block happened as recorded
 
     def battle(self, attacker: Creature, defender: Creature) -> None:
@@ -1422,9 +1507,11 @@ class _Resolving:
                      "log, and a deck that reached 0 cards would end the game mid-effect.",
                      severity="warning", expected=unmatched)
         elif extra or unmatched:
-            self.rep("legality.effect-mismatch", "dm101.3",
-                     f"The recorded effects of {self.req.action.name} differ from the rules'.",
-                     expected=unmatched or None, actual=extra or None)
+            why = f" Card over rule (dm101.1): {'; '.join(self.override_notes)}." \
+                if self.override_notes else ""
+            self.rep("legality.effect-mismatch", "dm101.1" if why else "dm101.3",
+                     f"The recorded effects of {self.req.action.name} differ from the "
+                     f"rules'.{why}", expected=unmatched or None, actual=extra or None)
         self._follow_the_log(unmatched, extra)
 
     def _value_mismatch(self, unmatched: list[dict[str, Any]],
