@@ -100,7 +100,7 @@ def test_simulated_games_judge_clean_and_end_as_recorded(pool: list[Log]) -> Non
         assert report.result == {"result": end.result, "winner": end.winner,
                                  "reason": end.reason}
         reasons.add(end.reason)
-    assert reasons == {"direct_attack", "deck_out"}
+    assert reasons == {"direct_attack", "deck_out", "special_win", "special_loss"}
 
 
 def test_simulated_games_use_every_action_and_keyword(pool: list[Log]) -> None:
@@ -414,7 +414,7 @@ def test_play_goes_on_after_the_game_is_decided(sparse_pool: list[Log]) -> None:
         broken = [*lines, more]
         assert_first_error(broken, "order.win-check-missed", len(broken))
         seen.add(report.result["reason"])
-    assert seen == {"deck_out", "direct_attack"}
+    assert seen == {"deck_out", "direct_attack", "special_win", "special_loss"}
 
 
 def test_every_duel_masters_rule_cited_has_a_statement() -> None:
@@ -866,3 +866,69 @@ def test_override_keywords_are_card_flags_of_the_edition() -> None:
         cards = {"phantom": {**sample_cards()["phantom"], **bad}}
         with pytest.raises(JudgeInputError, match=word):
             start_flow(header.model_copy(update={"cards": cards, "decks": None}))
+
+
+# ---------------------------------------------------------------------- special wins and losses
+def game_end_sites(lines: Log) -> list[tuple[int, str, bool]]:
+    """(i, controller, ends): line i resolves an ability or spell with a win / lose effect
+    (dm104.2c); ``ends``: the rules end the game there."""
+    out = []
+    for i, line, flow in replay(lines):
+        if not (isinstance(line, Resolve) and line.request in flow.requests):
+            continue
+        req = flow.requests[line.request]
+        plan = dm(flow).plan_resolution(flow, req, line.choices, line.seq)
+        if any(step.step in ("win", "lose") for step in plan.steps):
+            out.append((i, req.controller, any(e["op"] in ("win", "lose")
+                                               for e in plan.effects)))
+    return out
+
+
+@pytest.fixture(scope="session")
+def end_sites(pool: list[Log]) -> list[tuple[int, int, str, bool]]:
+    return [(g, *site) for g, lines in enumerate(pool[:80]) for site in game_end_sites(lines)]
+
+
+def test_special_game_ends_are_ruled_at_once(pool: list[Log],
+                                             end_sites: list[tuple[int, int, str, bool]]
+                                             ) -> None:
+    """A win / lose effect whose condition holds ends the game at that resolution (the
+    simulated game's last line records it); one whose condition fails does nothing, and
+    the plan says why."""
+    assert {ends for *_, ends in end_sites} == {True, False}
+    for g, i, _, ends in end_sites:
+        if ends:
+            end = pool[g][-1]
+            assert isinstance(end, GameEnded) and end.reason in ("special_win",
+                                                                 "special_loss")
+            assert pool[g][i + 1] is end
+
+
+@SETTINGS
+@given(data=st.data())
+def test_special_win_recorded_though_its_condition_failed(
+        pool: list[Log], end_sites: list[tuple[int, int, str, bool]],
+        data: st.DataObject) -> None:
+    """The table ends the game on a win / lose effect whose condition did not hold: the
+    rules give no result there (legality.result-mismatch at that line)."""
+    g, i, controller, _ = data.draw(st.sampled_from([s for s in end_sites if not s[3]]))
+    end = GameEnded(seq=1, result="win", winner=controller, reason="special_win")
+    lines = renumber([*sparse(pool[g][:i + 1]), end])
+    assert errors(judge(lines)) == [("legality.result-mismatch", len(lines))]
+
+
+def test_game_end_effects_are_checked() -> None:
+    from coreflow_judge.adjudicator.games.duel_masters.cards import CardListError, parse_cards
+
+    cards = parse_cards({k: sample_cards()[k] for k in ("oracle", "judgment")})
+    win = cards["oracle"].effects("on_attack")[0]
+    assert (win.kind, win.who, win.condition) == ("win", "you", ("min_creatures", 4))
+    assert cards["judgment"].effects("spell")[0].describe() == \
+        "each player loses if 1 or fewer shields"
+    spell = {"type": "spell", "civ": "fire", "cost": 1}
+    for bad, word in (({"win": {"who": "all"}}, "who: expected one of"),
+                      ({"lose": {"min_creatures": 2, "max_shields": 0}}, "at most one"),
+                      ({"win": {"min_creatures": -1}}, "whole number"),
+                      ({"lose": 3}, "expected true or")):
+        with pytest.raises(CardListError, match=word):
+            parse_cards({"x": {**spell, "spell": [bad]}})

@@ -24,7 +24,8 @@ abilities ``cip``, ``on_attack``, ``on_break``, ``on_destroy``, the turn abiliti
 ``start_of_opponent_turn`` / ``end_of_opponent_turn`` ("at the start / end of each of your
 opponent's turns"), and a spell's ``spell``: each a list of effects, one key each:
 ``{"draw": n}``, ``{"mana": n}``, ``{"shield": n}``, ``{"destroy": {"max_power": n}}``,
-``{"bounce": {"max_power": n}}``, ``{"tap": 1}``, ``{"power": ±n}``. At most one effect of an
+``{"bounce": {"max_power": n}}``, ``{"tap": 1}``, ``{"power": ±n}``, and the special wins and
+losses ``{"win": ...}``, ``{"lose": ...}`` (:data:`GAME_ENDS`). At most one effect of an
 ability targets (destroy, bounce, tap, power).
 """
 
@@ -47,6 +48,13 @@ TARGETED = ("destroy", "bounce", "tap", "power")
 """Effects that choose one creature: destroy, bounce and tap one of the opponent's; power
 gives +n to one of the controller's creatures, -n to one of the opponent's."""
 REPLACEMENT_ZONES = ("hand", "mana", "shield")
+GAME_ENDS = ("win", "lose")
+"""Special wins and losses by card text (dm104.2c): ``{"win": ...}`` / ``{"lose": ...}``, for
+``who`` (``you``, the controller, by default; ``opponent``; ``each``), if each named player
+meets the condition: ``min_creatures`` n (n or more creatures in their battle zone) or
+``max_shields`` n (n or fewer shields); ``true``: unconditionally."""
+WHO = ("you", "opponent", "each")
+CONDITIONS = ("min_creatures", "max_shields")
 
 
 class CardListError(ValueError):
@@ -60,12 +68,24 @@ class Effect:
     kind: str
     amount: int = 1
     max_power: int | None = None
+    who: str = "you"
+    """win / lose: whom the effect names (you, opponent, each)."""
+    condition: tuple[str, int] | None = None
+    """win / lose: (min_creatures | max_shields, n), or None (unconditionally)."""
 
     @property
     def targeted(self) -> bool:
         return self.kind in TARGETED
 
     def describe(self) -> str:
+        if self.kind in GAME_ENDS:
+            who = {"you": "you", "opponent": "your opponent", "each": "each player"}[self.who]
+            text = f"{who} {self.kind}{'s' if self.who != 'you' else ''}"
+            if self.condition is not None:
+                what, n = self.condition
+                text += (f" if {n} or more creatures" if what == "min_creatures"
+                         else f" if {n} or fewer shields")
+            return text
         if self.kind in COUNTED:
             return f"{self.kind} {self.amount}"
         if self.kind == "power":
@@ -148,8 +168,27 @@ def _effect(where: str, raw: Any) -> Effect:
             limit = value.get("max_power")
             return Effect(kind, 1, None if limit is None else _int(f"{where}.{kind}", limit))
         raise CardListError(f"{where}.{kind}: expected true or {{max_power: n}}, got {value!r}")
+    if kind in GAME_ENDS:
+        return _game_end(f"{where}.{kind}", kind, value)
     raise CardListError(f"{where}: unknown effect {kind!r} (known: "
-                        f"{', '.join(COUNTED + TARGETED)})")
+                        f"{', '.join(COUNTED + TARGETED + GAME_ENDS)})")
+
+
+def _game_end(where: str, kind: str, value: Any) -> Effect:
+    """``true`` or ``{who?, one condition?}`` (dm104.2c)."""
+    if value is True:
+        return Effect(kind)
+    if not isinstance(value, dict) or not set(value) <= {"who", *CONDITIONS}:
+        raise CardListError(f"{where}: expected true or {{who, {' | '.join(CONDITIONS)}}}, "
+                            f"got {value!r}")
+    who = value.get("who", "you")
+    if who not in WHO:
+        raise CardListError(f"{where}.who: expected one of {', '.join(WHO)}, got {who!r}")
+    conds = [c for c in CONDITIONS if c in value]
+    if len(conds) > 1:
+        raise CardListError(f"{where}: at most one condition ({', '.join(CONDITIONS)})")
+    condition = (conds[0], _int(f"{where}.{conds[0]}", value[conds[0]])) if conds else None
+    return Effect(kind, who=who, condition=condition)
 
 
 _FIELDS = {"id", "name", "type", "civ", "cost", "power", "breaker", "power_attacker",

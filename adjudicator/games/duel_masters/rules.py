@@ -54,6 +54,7 @@ from coreflow_judge.adjudicator.games.duel_masters.board import (
     copy_creature,
 )
 from coreflow_judge.adjudicator.games.duel_masters.cards import (
+    GAME_ENDS,
     UNKNOWN,
     CardDef,
     CardListError,
@@ -866,7 +867,8 @@ class DuelMastersRules(RulesHooks):
         return [p for p, b in self.boards.items() if b.deck == []]
 
     def win_check(self, flow: CoreFlow) -> GameResult | None:
-        """Direct attack (dm104.2a), library out (dm104.2b): at once."""
+        """Direct attack (dm104.2a), library out (dm104.2b), a special win or loss by card
+        text (dm104.2c): at once."""
         if self.outcome is not None:
             return self.outcome
         # Both out at once is open in the seed: the edition data says (docs/duel_masters.md).
@@ -1357,10 +1359,53 @@ class _Resolving:
                 return
             if effect.targeted:
                 self.targeted(controller, effect, targets, at_request)
+            elif effect.kind in GAME_ENDS:
+                self.game_end(controller, cdef, effect)
             elif effect.kind == "draw":
                 self.draw(controller, effect.amount)
             else:
                 self.from_deck(controller, effect.kind, effect.amount)
+
+    def game_end(self, controller: str, cdef: CardDef, effect: Effect) -> None:
+        """dm104.2c: a special win or loss by card text, at once like every game end
+        (dm104.1): each player the effect names who meets its condition wins (or loses).
+        The game ends there, and the rest of the effect is not carried out. Players who
+        all win, or all lose, at the same moment: a draw (docs/decisions.md)."""
+        r = self.r
+        players = list(self.flow.players)
+        other = [p for p in players if p != controller]
+        named = {"you": [controller], "opponent": other, "each": players}[effect.who]
+        meets: list[str] = []
+        why: list[str] = []
+        for p in named:
+            ok, how = self._meets(p, effect)
+            why.append(how)
+            if ok:
+                meets.append(p)
+        self.begin(effect.kind, f"{cdef.name}: {effect.describe()}: " + "; ".join(why))
+        if not meets:
+            return
+        for p in meets:
+            self.emit(op=effect.kind, player=p, card=cdef.id)
+        winners = meets if effect.kind == "win" else [p for p in players if p not in meets]
+        reason = "special_win" if effect.kind == "win" else "special_loss"  # dm104.2c
+        if len(winners) == 1:
+            r.outcome = GameResult("win", winners[0], reason)
+        else:  # every player won, or lost, at once
+            r.outcome = GameResult("draw", None, reason)
+        self.stopped = True
+
+    def _meets(self, player: str, effect: Effect) -> tuple[bool, str]:
+        """Whether ``player`` meets the effect's condition, and how it was judged."""
+        if effect.condition is None:
+            return True, f"{player}: no condition"
+        what, n = effect.condition
+        b = self.r.boards[player]
+        if what == "min_creatures":
+            have = len(b.battle)
+            return have >= n, f"{player} has {have} creature(s), {n} or more needed"
+        shields = len(b.shields) if b.shields is not None else 0
+        return shields <= n, f"{player} has {shields} shield(s), {n} or fewer needed"
 
     def targeted(self, controller: str, effect: Effect, targets: list[str],
                  at_request: bool) -> None:
