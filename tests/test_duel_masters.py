@@ -13,6 +13,7 @@ games through the same engine the judge uses. These tests check that
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -418,7 +419,6 @@ def test_play_goes_on_after_the_game_is_decided(sparse_pool: list[Log]) -> None:
 
 
 def test_every_duel_masters_rule_cited_has_a_statement() -> None:
-    import re
     from pathlib import Path
 
     from coreflow_judge.adjudicator.plugins import game_plugin
@@ -498,7 +498,8 @@ def test_turn_abilities_of_both_players_occur(pool: list[Log]) -> None:
 
 
 def test_power_changes_end_with_the_turn(pool: list[Log]) -> None:
-    """After every turn change no "until end of turn" change is in force; the end step's
+    """After every turn change no "until end of turn" change is in force (changes whose
+    card says they last longer may be); the end step's
     pending effects all resolve before the next turn starts."""
     for lines in pool[:60]:
         flow = start_flow(lines[0])
@@ -508,7 +509,8 @@ def test_power_changes_end_with_the_turn(pool: list[Log]) -> None:
             flow.feed(line)
             if flow.turn != turn:
                 turn = flow.turn
-                assert dm(flow).modifiers == [] and dm(flow).bans == []
+                assert [m for m in dm(flow).modifiers if m.until == "end_of_turn"] == []
+                assert dm(flow).bans == []
                 assert before <= {line.request} if isinstance(line, Resolve) else not before
             assert dm(flow).ending is None or flow.buffer or flow.result is not None
 
@@ -571,20 +573,23 @@ def test_nap_end_of_turn_ability_before_the_active_players(
     assert_first_error(lines, "order.pending-effect-order", i + 1)
 
 
-def kept_power_sites(lines: Log) -> list[tuple[int, int, int, list[dict[str, Any]]]]:
-    """(i, side, delta, effects): line i resolves a battle in which the creature on ``side``
-    (0 attacker, 1 defender) had a +delta power change that ended at an earlier end step;
-    ``effects`` are the rules' effects of that resolution."""
+def kept_power_sites(lines: Log) -> list[tuple[int, int, int, set[str], list[dict[str, Any]]]]:
+    """(i, side, delta, rules, effects): line i resolves a battle in which the creature on
+    ``side`` (0 attacker, 1 defender) had a power change of ``delta`` whose duration ended
+    earlier (the end of a turn, the start of its controller's next turn, or its source
+    leaving the battle zone); ``rules``: the rules that end the changes of that delta;
+    ``effects``: the rules' effects of that resolution."""
     flow = start_flow(lines[0])
     out = []
     for i, line in enumerate(lines[1:], start=1):
-        kept: dict[str, int] = {}
+        kept: dict[str, tuple[int, set[str]]] = {}
         if isinstance(line, Resolve):
             r = dm(flow)
             for c in r.creatures():
-                ups = [m.delta for m in r.expired_on(c) if m.delta > 0]
-                if ups:
-                    kept[c.ref] = ups[-1]
+                ended = r.expired_on(c)
+                if ended:
+                    delta = ended[-1].delta
+                    kept[c.ref] = (delta, {m.rule for m in ended if m.delta == delta})
         if not kept:
             flow.feed(line)
             continue
@@ -596,17 +601,20 @@ def kept_power_sites(lines: Log) -> list[tuple[int, int, int, list[dict[str, Any
             continue
         for side, ref in enumerate((battle["attacker"], battle["defender"])):
             if ref in kept:
-                out.append((i, side, kept[ref], effects))
+                out.append((i, side, *kept[ref], effects))
                 break
     return out
 
 
-def test_power_change_kept_after_the_end_of_the_turn(pool: list[Log]) -> None:
-    """A battle fought with a +N power change that ended at an earlier end step is
-    precedence.value-mismatch (dm§3.6), the only finding of that resolution."""
-    done = 0
+def test_power_change_kept_after_its_duration_ended(pool: list[Log]) -> None:
+    """A battle fought with a power change whose duration ended earlier is
+    precedence.value-mismatch, the only finding of that resolution: rule dm§3.6 for an
+    "until end of turn" change, dm101.1 for one whose card text said how long ("until the
+    start of your next turn", "while this creature is in the battle zone"). Every kind of
+    duration ends in the pool."""
+    done: dict[str, int] = {}
     for lines in pool[:150]:
-        for i, side, delta, effects in kept_power_sites(lines)[:2]:
+        for i, side, delta, rules, effects in kept_power_sites(lines)[:2]:
             claimed = []
             for e in effects:
                 if e["op"] == "battle":
@@ -619,9 +627,35 @@ def test_power_change_kept_after_the_end_of_the_turn(pool: list[Log]) -> None:
             report = judge(broken)
             assert [(f.code, f.seq) for f in report.findings] == [
                 ("precedence.value-mismatch", i + 1)]
-            assert report.findings[0].rule == "dm§3.6"
-            done += 1
-    assert done >= 5, "the pool has battles after a power change ended"
+            assert report.findings[0].rule in rules
+            assert "Kept after its end" in report.findings[0].message
+            for rule in rules:
+                done[rule] = done.get(rule, 0) + 1
+    assert done.get("dm§3.6", 0) >= 5 and done.get("dm101.1", 0) >= 3, done
+
+
+def test_durations_past_the_turn_end_when_they_say(pool: list[Log]) -> None:
+    """"Until the start of your next turn" ends at its controller's next turn start, not
+    before; "while this creature is in the battle zone" ends when its source leaves it.
+    Read off the judge's table after every line of the pool's games."""
+    seen = {"start_of_your_next_turn": 0, "while_in_battle_zone": 0}
+    for lines in pool[:100]:
+        flow = start_flow(lines[0])
+        for line in lines[1:]:
+            flow.feed(line)
+            r = dm(flow)
+            for m in r.modifiers:
+                if m.until == "while_in_battle_zone":
+                    assert m.source is not None and any(
+                        (c.ref, c.timestamp) == m.source for c in r.creatures())
+            for m in r.expired:
+                if m.until in seen:
+                    seen[m.until] += 1
+                if m.until == "start_of_your_next_turn":
+                    assert m.end.startswith(f"at the start of {m.controller}'s turn")
+                if m.until == "while_in_battle_zone":
+                    assert m.source is not None and m.end.startswith(f"when {m.source[0]} left")
+    assert all(seen.values()), seen
 
 
 def test_forgotten_end_of_turn_ability_the_turn_still_passes(sparse_pool: list[Log]) -> None:
@@ -649,8 +683,9 @@ def test_forgotten_end_of_turn_ability_the_turn_still_passes(sparse_pool: list[L
             # missing from the edited log: later findings follow from that (a creature its
             # -n would have destroyed triggers at the next turn's start), never about it.
             assert found[0] == ("order.trigger-missed", t + 2), found[:5]
+            named = re.compile(rf"\b{re.escape(line.request)}\b")
             about = [(f.code, f.seq) for f in report.findings
-                     if line.request in f.message or line.request in str(f.expected)]
+                     if named.search(f.message) or named.search(str(f.expected))]
             assert about == [("order.trigger-missed", t + 2)], about
             assert [f for f in found if f[0] == "order.trigger-spurious" and f[1] <= t + 4] == []
             assert not [c for c, _ in found if c.startswith("timing.")], found

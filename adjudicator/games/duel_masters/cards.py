@@ -24,7 +24,8 @@ abilities ``cip``, ``on_attack``, ``on_break``, ``on_destroy``, the turn abiliti
 ``start_of_opponent_turn`` / ``end_of_opponent_turn`` ("at the start / end of each of your
 opponent's turns"), and a spell's ``spell``: each a list of effects, one key each:
 ``{"draw": n}``, ``{"mana": n}``, ``{"shield": n}``, ``{"destroy": {"max_power": n}}``,
-``{"bounce": {"max_power": n}}``, ``{"tap": 1}``, ``{"power": ±n}``, and the special wins and
+``{"bounce": {"max_power": n}}``, ``{"tap": 1}``, ``{"power": ±n}`` (or ``{"power": {"amount": ±n,
+"until": ...}}``, :data:`DURATIONS`), and the special wins and
 losses ``{"win": ...}``, ``{"lose": ...}`` (:data:`GAME_ENDS`). At most one effect of an
 ability targets (destroy, bounce, tap, power).
 """
@@ -53,6 +54,10 @@ GAME_ENDS = ("win", "lose")
 ``who`` (``you``, the controller, by default; ``opponent``; ``each``), if each named player
 meets the condition: ``min_creatures`` n (n or more creatures in their battle zone) or
 ``max_shields`` n (n or fewer shields); ``true``: unconditionally."""
+DURATIONS = ("end_of_turn", "start_of_your_next_turn", "while_in_battle_zone")
+"""How long a power change lasts: until the end of the turn (the default, dm§3.6), until the
+start of its controller's next turn, or while the creature whose ability made it is in the
+battle zone (card text, dm101.1)."""
 WHO = ("you", "opponent", "each")
 CONDITIONS = ("min_creatures", "max_shields")
 
@@ -72,6 +77,8 @@ class Effect:
     """win / lose: whom the effect names (you, opponent, each)."""
     condition: tuple[str, int] | None = None
     """win / lose: (min_creatures | max_shields, n), or None (unconditionally)."""
+    until: str = "end_of_turn"
+    """power: how long it lasts (:data:`DURATIONS`)."""
 
     @property
     def targeted(self) -> bool:
@@ -89,7 +96,7 @@ class Effect:
         if self.kind in COUNTED:
             return f"{self.kind} {self.amount}"
         if self.kind == "power":
-            return f"power {self.amount:+d}"
+            return f"power {self.amount:+d} {duration_words(self.until)}"
         limit = f" (power {self.max_power} or less)" if self.max_power is not None else ""
         return f"{self.kind} one creature{limit}"
 
@@ -130,6 +137,13 @@ class CardDef:
         return next((e for e in self.effects(hook) if e.targeted), None)
 
 
+def duration_words(until: str) -> str:
+    """``start_of_your_next_turn`` -> ``until the start of your next turn``."""
+    return {"end_of_turn": "until end of turn",
+            "start_of_your_next_turn": "until the start of your next turn",
+            "while_in_battle_zone": "while this creature is in the battle zone"}[until]
+
+
 def base_id(card: str) -> str:
     """``bolshack#2`` -> ``bolshack``."""
     return card.partition("#")[0]
@@ -156,9 +170,17 @@ def _effect(where: str, raw: Any) -> Effect:
     if kind in COUNTED:
         return Effect(kind, _int(f"{where}.{kind}", value, 1))
     if kind == "power":
+        until = "end_of_turn"
+        if isinstance(value, dict):
+            if not set(value) <= {"amount", "until"} or value.get("until", until) \
+                    not in DURATIONS:
+                raise CardListError(f"{where}.power: expected {{amount: n, until: "
+                                    f"{' | '.join(DURATIONS)}}}, got {value!r}")
+            until = value.get("until", until)
+            value = value.get("amount")
         if isinstance(value, bool) or not isinstance(value, int) or value == 0:
             raise CardListError(f"{where}.power: expected a non-zero number, got {value!r}")
-        return Effect("power", value)
+        return Effect("power", value, until=until)
     if kind == "tap":
         return Effect("tap")
     if kind in ("destroy", "bounce"):
@@ -223,6 +245,11 @@ def parse_card(card_id: str, raw: Any, extra_flags: tuple[str, ...] = ()) -> Car
         if sum(e.targeted for e in effects) > 1:
             raise CardListError(f"{where}.{hook}: at most one effect may choose a target")
         hooks[hook] = effects
+    lasting = [h for h, effects in hooks.items()
+               if any(e.until == "while_in_battle_zone" for e in effects)]
+    if lasting and kind != "creature":
+        raise CardListError(f"{where}.{lasting[0]}: only a creature's ability lasts while "
+                            "it is in the battle zone")
     if "spell" in hooks and kind != "spell":
         raise CardListError(f"{where}.spell: only a spell has a spell effect")
     creature_only = [h for h in hooks if h in TURN_HOOKS] + (

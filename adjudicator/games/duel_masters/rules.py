@@ -28,7 +28,7 @@ of an effect: the rest of the effect is not carried out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from coreflow_judge.adjudicator.claims import compare
@@ -60,6 +60,7 @@ from coreflow_judge.adjudicator.games.duel_masters.cards import (
     CardListError,
     Effect,
     base_id,
+    duration_words,
     parse_cards,
     split_ref,
 )
@@ -93,7 +94,9 @@ def card_of(ref: str) -> str:
 
 @dataclass(slots=True)
 class PowerMod:
-    """A power change until the end of the turn (``power`` effects)."""
+    """A power change (``power`` effects), in force until its duration ends: the end of
+    the turn (dm§3.6), the start of its controller's next turn, or while its source
+    creature is in the battle zone (card text, dm101.1)."""
 
     creature: str
     delta: int
@@ -104,7 +107,26 @@ class PowerMod:
     seq: int = 0
     """The line that made it."""
     ended: int | None = None
-    """The turn at whose end it ended."""
+    """The turn in which it ended."""
+    until: str = "end_of_turn"
+    """Its duration (cards.DURATIONS)."""
+    controller: str = ""
+    """The player whose ability made it ("your next turn")."""
+    source: tuple[str, int] | None = None
+    """while_in_battle_zone: the creature whose ability made it (ref, timestamp)."""
+    end: str = ""
+    """How it ended, for messages ("at the end of turn 3")."""
+
+    def words(self) -> str:
+        """Its duration, naming whose turn or which creature."""
+        if self.source is not None:
+            return f"while {self.source[0]} is in the battle zone"
+        return duration_words(self.until).replace("your", f"{self.controller}'s")
+
+    @property
+    def rule(self) -> str:
+        """The rule that ends it: the end step, or the card text that says how long."""
+        return "dm§3.6" if self.until == "end_of_turn" else "dm101.1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,22 +363,27 @@ class DuelMastersRules(RulesHooks):
                 steps.append(f"{o.card.opponent_power:+d} ({o.ref}'s static ability)")
         for m in self.modifiers:
             if m.creature == c.ref:
-                steps.append(f"{m.delta:+d} (line {m.seq}, until end of turn)")
+                steps.append(f"{m.delta:+d} (line {m.seq}, {m.words()})")
         if attacking and c.card.power_attacker:
             steps.append(f"{c.card.power_attacker:+d} (power attacker)")
         return f"{c.ref}: " + " ".join(steps) + f" = {self.power(c, attacking)}"
 
     def expired_on(self, c: Creature) -> list[PowerMod]:
-        """Power changes of this creature that ended at an earlier end step."""
+        """Power changes of this creature whose duration has ended."""
         return [m for m in self.expired if m.creature == c.ref and m.holder == c.timestamp]
+
+    def end_mods(self, turn: int, why: str, ends: Any) -> None:
+        """The power changes for which ``ends(m)`` holds end now (``why``: how)."""
+        done = [m for m in self.modifiers if ends(m)]
+        for m in done:
+            m.ended, m.end = turn, why
+        self.expired += done
+        self.modifiers = [m for m in self.modifiers if not ends(m)]
 
     def end_turn_effects(self, turn: int) -> None:
         """dm§3.6: "until end of turn" effects end: power changes, "cannot attack this
         turn"."""
-        for m in self.modifiers:
-            m.ended = turn
-        self.expired += self.modifiers
-        self.modifiers = []
+        self.end_mods(turn, f"at the end of turn {turn}", lambda m: m.until == "end_of_turn")
         self.bans.clear()
 
     def override(self, c: Creature, at: str) -> Override | None:
@@ -774,8 +801,7 @@ class DuelMastersRules(RulesHooks):
         other.boards = {p: b.copy(creatures) for p, b in self.boards.items()}
         other.state_destroyed = {ref: (seq, copy_creature(c, creatures))
                                  for ref, (seq, c) in self.state_destroyed.items()}
-        other.modifiers = [PowerMod(m.creature, m.delta, m.timestamp, m.holder, m.seq, m.ended)
-                           for m in self.modifiers]
+        other.modifiers = [replace(m) for m in self.modifiers]
         other.expired = list(self.expired)
         other.bans = list(self.bans)
         other.attacks = dict(self.attacks)
@@ -1108,6 +1134,11 @@ class _Resolving:
         r.step = 0
         r.charges = 0
         self.emit(op="turn", player=nxt)
+        if any(m.until == "start_of_your_next_turn" and m.controller == nxt
+               for m in r.modifiers):
+            r.end_mods(flow.turn + 1, f"at the start of {nxt}'s turn {flow.turn + 1}",
+                       lambda m: m.until == "start_of_your_next_turn" and m.controller == nxt)
+            self.state_based_actions()  # a step change (dm703) where a power went down
         b = r.boards[nxt]
         for m in b.mana:
             m.tapped = False
@@ -1438,9 +1469,19 @@ class _Resolving:
             c.tapped = True
             self.emit(op="tap", card=c.ref)
         elif effect.kind == "power":
+            source = None
+            if effect.until == "while_in_battle_zone":
+                src = self.r.find(str(self.req.source or ""))
+                if src is None:
+                    self.begin("power", f"{self.req.source} is no longer in the battle zone: "
+                               f"a change {duration_words(effect.until)} does not start")
+                    return
+                source = (src.ref, src.timestamp)
             self.r.modifiers.append(PowerMod(c.ref, effect.amount, self.r.tick(),
-                                             holder=c.timestamp, seq=self.seq))
-            self.emit(op="power", card=c.ref, delta=effect.amount, until="end_of_turn")
+                                             holder=c.timestamp, seq=self.seq,
+                                             until=effect.until, controller=controller,
+                                             source=source))
+            self.emit(op="power", card=c.ref, delta=effect.amount, until=effect.until)
 
     # ------------------------------------------------------------------ primitives
     def check_deck_out(self) -> None:
@@ -1487,6 +1528,8 @@ class _Resolving:
         if c in b.battle:
             b.battle.remove(c)
         self.r.modifiers = [m for m in self.r.modifiers if m.creature != c.ref]
+        self.r.end_mods(self.flow.turn, f"when {c.ref} left the battle zone (line {self.seq})",
+                        lambda m: m.source == (c.ref, c.timestamp))
         self.r.bans = [x for x in self.r.bans if x.creature != c.ref]
 
     def destroy(self, c: Creature, reason: str) -> None:
@@ -1577,21 +1620,27 @@ class _Resolving:
             return False
         kept: list[str] = []
         explained = True
+        rules: set[str] = set()
         for c, want, got in zip(self.battles[-1], ours["powers"], theirs["powers"],
                                 strict=True):
             if not isinstance(got, int) or got == want:
                 continue
             ended = self.r.expired_on(c)
-            by_turn: dict[int, int] = {}
+            by_turn: dict[int, list[PowerMod]] = {}
             for m in ended:
-                by_turn[m.ended or 0] = by_turn.get(m.ended or 0, 0) + m.delta
-            if got - want not in {m.delta for m in ended} | set(by_turn.values()):
+                by_turn.setdefault(m.ended or 0, []).append(m)
+            fits = [m for m in ended if m.delta == got - want] or next(
+                (ms for ms in by_turn.values() if sum(m.delta for m in ms) == got - want), [])
+            if not fits:
                 explained = False
-            kept += [f"the {m.delta:+d} of {c.ref} (line {m.seq}) ended at the end of turn "
-                     f"{m.ended}" for m in ended]
-        why = f" Kept after its end: {'; '.join(kept)} (\"until end of turn\")." \
-            if kept else ""
-        self.rep("precedence.value-mismatch", "dm§3.6" if kept and explained else "dm§3.5",
+            rules |= {m.rule for m in fits}
+            kept += [f"the {m.delta:+d} of {c.ref} (line {m.seq}, {m.words()}) ended {m.end}"
+                     for m in ended]
+        why = f" Kept after its end: {'; '.join(kept)}." if kept else ""
+        rule = "dm§3.5"
+        if kept and explained:
+            rule = "dm§3.6" if rules == {"dm§3.6"} else "dm101.1"
+        self.rep("precedence.value-mismatch", rule,
                  "The recorded battle powers are not the creatures' powers with every change "
                  f"in force: {'; '.join(self.battle_steps)}.{why}",
                  expected=ours["powers"], actual=theirs["powers"])
