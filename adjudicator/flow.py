@@ -104,6 +104,8 @@ class CoreFlow:
         such as the audit, read a resolution's effects here)."""
         self.next_seq = seq + 1
         self.last_seq = seq
+        self._withdrawn = 0
+        """Findings of earlier lines withdrawn while the current line is fed."""
 
     # ------------------------------------------------------------------ the ledger's parts
     @property
@@ -151,9 +153,15 @@ class CoreFlow:
         return f"{r.winner} wins by {r.reason}" if r.result == "win" else f"draw ({r.reason})"
 
     # ------------------------------------------------------------------ feeding
+    def _since(self, start: int) -> list[Finding]:
+        """The findings reported since there were ``start`` (less those withdrawn since)."""
+        return self.findings[start - self._withdrawn:]
+
     def feed(self, line: LogLine) -> list[Finding]:
-        """Take the next log line; return the findings it raised."""
+        """Take the next log line; return the findings it raised (a finding of an earlier
+        line this one withdraws is no longer in :attr:`findings`)."""
         start = len(self.findings)
+        self._withdrawn = 0
         self.last_seq = line.seq
         if line.seq != self.next_seq:
             self.report(
@@ -168,16 +176,16 @@ class CoreFlow:
             ledger.record(line)
             self.report("log.after-game-end", "core[9]",
                         "Nothing may happen after the recorded end of the game.")
-            return self.findings[start:]
+            return self._since(start)
         if self.silenced:
             ledger.record(line)
-            return self.findings[start:]
+            return self._since(start)
         kind = line.type
         if kind in DERIVABLE:
             if kind == "chance_moved" and ledger.match_chance(line):  # type: ignore[arg-type]
-                return self.findings[start:]  # the commonest line, where the rules expect it
+                return self._since(start)  # the commonest line, where the rules expect it
             if self._on_rule_system_line(line):
-                return self.findings[start:]
+                return self._since(start)
         # A decision line: whatever the log left out before it is taken as done.
         if self.result is not None and not isinstance(line, GameEnded):
             # The table never recorded the end: the complete log does not invent it either,
@@ -191,7 +199,7 @@ class CoreFlow:
                 expected="game_ended", actual=line.type,
             )
             self.silenced = True
-            return self.findings[start:]
+            return self._since(start)
         ledger.decision(line)
         if kind == "game_started":
             self._on_game_started(line)  # type: ignore[arg-type]
@@ -212,7 +220,7 @@ class CoreFlow:
             self.report("log.malformed", "log", "match_started may only be line 1.")
         elif kind == "roll":
             self.rules.on_roll(self, line)  # type: ignore[arg-type]  # dice: the game's business
-        return self.findings[start:]
+        return self._since(start)
 
     def finish(self) -> None:
         """The log ended: fill in what it left out (an unfinished game is no finding)."""
@@ -532,6 +540,37 @@ class CoreFlow:
                     f"The triggered request {req.id} ({req.action.name}) was never resolved; "
                     f"{why}.", expected=f"resolve {req.id}")
 
+    def _action_name(self, action_id: str) -> str:
+        action = self.rules.action(action_id)
+        return action.name if action is not None else repr(action_id)
+
+    def _take_back_missed(self, req: Req, seq: int) -> None:
+        """The log resolves at line ``seq`` a triggered request reported missed and dropped
+        (policy ``resolve_late_triggers``): it waits in the buffer again and resolves here,
+        as played. Its finding said it was never resolved, which is no longer true: it is
+        withdrawn when an earlier order finding already named the request as the one that
+        should have gone first (one mistake, one finding), and otherwise restated as the
+        game's order breach (play went on while it waited)."""
+        missed = next((f for f in reversed(self.findings) if f.code == "order.trigger-missed"
+                       and f.expected == f"resolve {req.id}"), None)
+        req.status = "buffer"
+        self.buffer.append(req)
+        if missed is None:
+            return
+        named = any(f is not missed and f.seq <= missed.seq and isinstance(f.expected, list)
+                    and req.id in f.expected for f in self.findings)
+        if named:
+            self.findings.remove(missed)
+            self._withdrawn += 1
+            return
+        breach = self.rules.trigger_order.breach(0)
+        missed.code, missed.rule = breach.code, breach.rule
+        missed.message = (f"The triggered request {req.id} ({req.action.name}) still waited "
+                          "when play went on at this line; the log resolves it only later, "
+                          f"at line {seq}: it is handled before play goes on.")
+        missed.expected = f"resolve {req.id} first"
+        missed.actual = f"resolved at line {seq}"
+
     def _stage_is_only_unplayed_triggers(self) -> bool:
         """The stage holds only triggered requests the rules placed and nobody passed on."""
         return bool(self.stage) and all(
@@ -643,6 +682,9 @@ class CoreFlow:
                     and self.result is None:
                 self._record_pass(req.controller)  # the effect passes the chance
             return
+        if req.status == "dropped" and req.triggered and \
+                self.rules.policy.resolve_late_triggers:
+            self._take_back_missed(req, line.seq)
         if req.status == "buffer":
             self._check_trigger_order(req)
             self.buffer.remove(req)
@@ -783,6 +825,16 @@ class CoreFlow:
                 return True
         if isinstance(line, Stage):
             return False  # a decision: the player's chosen order
+        if isinstance(line, Trigger | TurnStarted) and self.buffer and \
+                self.rules.goes_past_pending(self, line):
+            # The table went on without the pending requests: missed here, once; the line
+            # is then read where the game is without them.
+            self._miss_pending(f"play went on with turn {line.turn} of {line.player}"
+                               if isinstance(line, TurnStarted) else
+                               f"play went on with {self._action_name(line.action)} "
+                               f"({line.request})")
+            if self.ledger.match(line) is not None:
+                return True
         # A rule-system line the rules did not derive here.
         self.ledger.record(line)
         if isinstance(line, ChanceMoved):

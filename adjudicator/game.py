@@ -16,7 +16,15 @@ from coreflow_judge.adjudicator.table import RequestView, Table
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.findings import Finding
     from coreflow_judge.adjudicator.policies import TriggerOrder
-    from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Resolve, Roll
+    from coreflow_judge.events.models import (
+        GameStarted,
+        MatchStarted,
+        Request,
+        Resolve,
+        Roll,
+        Trigger,
+        TurnStarted,
+    )
 
 FlowT = TypeVar("FlowT", bound=Table, contravariant=True)
 """The flow a rules module is handed: the core flow, seen through :class:`Table` or as
@@ -69,6 +77,11 @@ class FlowPolicy:
     shortcut_calls: frozenset[str] = frozenset()
     """Calls that, as the note of a pass, stand for the passes still needed to resolve the
     top of the stage (a shortcut: the opponent did not stop play)."""
+    resolve_late_triggers: bool = False
+    """True: a triggered request the flow dropped as missed (play went on while it waited)
+    that the log resolves later is resolved there, as played: the same mistake gets one
+    finding, not a miss and an unknown reference (False: the late resolve line names a
+    request that no longer waits, ``log.unknown-ref``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +169,11 @@ class GameRules(Protocol[FlowT, ReqT]):
         """Nothing is pending: a game whose step ends by itself moves on (see RulesHooks)."""
         ...
 
+    def goes_past_pending(self, flow: FlowT, line: Trigger | TurnStarted) -> bool:
+        """Whether a rule-system line the rules did not derive here belongs where the game
+        is once the pending requests are done (see RulesHooks)."""
+        ...
+
     def win_check_unknown(self, flow: FlowT) -> str | None:
         """Why the win/lose check cannot be ruled from the log here (a count or card the
         log does not show), or None when :meth:`win_check` can rule."""
@@ -187,3 +205,12 @@ class RulesHooks(Generic[HookFlowT]):
         whose pending effects the log went on without) moves the game on here and returns
         the requests that triggered; the default: nothing happens."""
         return []
+
+    def goes_past_pending(self, flow: HookFlowT, line: Trigger | TurnStarted) -> bool:
+        """Called for a ``trigger`` or ``turn_started`` line the rules did not derive here,
+        while triggered requests wait. True when the line is one the rules derive once they
+        are done (the next turn's start, its draw step): the table went on without them,
+        the flow reports them missed at this line, once, and reads the line again where
+        the game then is. The default: False (the line is a spurious trigger, or a turn
+        start the rules do not give)."""
+        return False

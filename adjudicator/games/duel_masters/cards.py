@@ -16,13 +16,17 @@ Fields: ``name``; ``type`` creature | spell; ``civ`` one civilisation or a list
 ``power_attacker`` (+power while attacking); ``opponent_power`` (a static ability: the
 opponent's creatures get ±n power while this creature is in the battle zone); flags
 ``blocker``, ``speed_attacker``, ``s_trigger``, ``g_strike``, ``cannot_attack``,
-``lock_new_attackers``; the replacement ``instead_of_destroy`` (hand | mana | shield);
+``lock_new_attackers`` and the edition's card over rule keywords (``unblockable``,
+``block_while_tapped``, ``attack_untapped``, ``skip_draw``: ``overrides`` in the edition
+data, dm101.1); the replacement ``instead_of_destroy`` (hand | mana | shield);
 abilities ``cip``, ``on_attack``, ``on_break``, ``on_destroy``, the turn abilities
 ``start_of_turn`` / ``end_of_turn`` ("at the start / end of your turn") and
 ``start_of_opponent_turn`` / ``end_of_opponent_turn`` ("at the start / end of each of your
 opponent's turns"), and a spell's ``spell``: each a list of effects, one key each:
 ``{"draw": n}``, ``{"mana": n}``, ``{"shield": n}``, ``{"destroy": {"max_power": n}}``,
-``{"bounce": {"max_power": n}}``, ``{"tap": 1}``, ``{"power": ±n}``. At most one effect of an
+``{"bounce": {"max_power": n}}``, ``{"tap": 1}``, ``{"power": ±n}`` (or ``{"power": {"amount": ±n,
+"until": ...}}``, :data:`DURATIONS`), and the special wins and
+losses ``{"win": ...}``, ``{"lose": ...}`` (:data:`GAME_ENDS`). At most one effect of an
 ability targets (destroy, bounce, tap, power).
 """
 
@@ -45,6 +49,17 @@ TARGETED = ("destroy", "bounce", "tap", "power")
 """Effects that choose one creature: destroy, bounce and tap one of the opponent's; power
 gives +n to one of the controller's creatures, -n to one of the opponent's."""
 REPLACEMENT_ZONES = ("hand", "mana", "shield")
+GAME_ENDS = ("win", "lose")
+"""Special wins and losses by card text (dm104.2c): ``{"win": ...}`` / ``{"lose": ...}``, for
+``who`` (``you``, the controller, by default; ``opponent``; ``each``), if each named player
+meets the condition: ``min_creatures`` n (n or more creatures in their battle zone) or
+``max_shields`` n (n or fewer shields); ``true``: unconditionally."""
+DURATIONS = ("end_of_turn", "start_of_your_next_turn", "while_in_battle_zone")
+"""How long a power change lasts: until the end of the turn (the default, dm§3.6), until the
+start of its controller's next turn, or while the creature whose ability made it is in the
+battle zone (card text, dm101.1)."""
+WHO = ("you", "opponent", "each")
+CONDITIONS = ("min_creatures", "max_shields")
 
 
 class CardListError(ValueError):
@@ -58,16 +73,30 @@ class Effect:
     kind: str
     amount: int = 1
     max_power: int | None = None
+    who: str = "you"
+    """win / lose: whom the effect names (you, opponent, each)."""
+    condition: tuple[str, int] | None = None
+    """win / lose: (min_creatures | max_shields, n), or None (unconditionally)."""
+    until: str = "end_of_turn"
+    """power: how long it lasts (:data:`DURATIONS`)."""
 
     @property
     def targeted(self) -> bool:
         return self.kind in TARGETED
 
     def describe(self) -> str:
+        if self.kind in GAME_ENDS:
+            who = {"you": "you", "opponent": "your opponent", "each": "each player"}[self.who]
+            text = f"{who} {self.kind}{'s' if self.who != 'you' else ''}"
+            if self.condition is not None:
+                what, n = self.condition
+                text += (f" if {n} or more creatures" if what == "min_creatures"
+                         else f" if {n} or fewer shields")
+            return text
         if self.kind in COUNTED:
             return f"{self.kind} {self.amount}"
         if self.kind == "power":
-            return f"power {self.amount:+d}"
+            return f"power {self.amount:+d} {duration_words(self.until)}"
         limit = f" (power {self.max_power} or less)" if self.max_power is not None else ""
         return f"{self.kind} one creature{limit}"
 
@@ -108,6 +137,13 @@ class CardDef:
         return next((e for e in self.effects(hook) if e.targeted), None)
 
 
+def duration_words(until: str) -> str:
+    """``start_of_your_next_turn`` -> ``until the start of your next turn``."""
+    return {"end_of_turn": "until end of turn",
+            "start_of_your_next_turn": "until the start of your next turn",
+            "while_in_battle_zone": "while this creature is in the battle zone"}[until]
+
+
 def base_id(card: str) -> str:
     """``bolshack#2`` -> ``bolshack``."""
     return card.partition("#")[0]
@@ -134,9 +170,17 @@ def _effect(where: str, raw: Any) -> Effect:
     if kind in COUNTED:
         return Effect(kind, _int(f"{where}.{kind}", value, 1))
     if kind == "power":
+        until = "end_of_turn"
+        if isinstance(value, dict):
+            if not set(value) <= {"amount", "until"} or value.get("until", until) \
+                    not in DURATIONS:
+                raise CardListError(f"{where}.power: expected {{amount: n, until: "
+                                    f"{' | '.join(DURATIONS)}}}, got {value!r}")
+            until = value.get("until", until)
+            value = value.get("amount")
         if isinstance(value, bool) or not isinstance(value, int) or value == 0:
             raise CardListError(f"{where}.power: expected a non-zero number, got {value!r}")
-        return Effect("power", value)
+        return Effect("power", value, until=until)
     if kind == "tap":
         return Effect("tap")
     if kind in ("destroy", "bounce"):
@@ -146,19 +190,41 @@ def _effect(where: str, raw: Any) -> Effect:
             limit = value.get("max_power")
             return Effect(kind, 1, None if limit is None else _int(f"{where}.{kind}", limit))
         raise CardListError(f"{where}.{kind}: expected true or {{max_power: n}}, got {value!r}")
+    if kind in GAME_ENDS:
+        return _game_end(f"{where}.{kind}", kind, value)
     raise CardListError(f"{where}: unknown effect {kind!r} (known: "
-                        f"{', '.join(COUNTED + TARGETED)})")
+                        f"{', '.join(COUNTED + TARGETED + GAME_ENDS)})")
+
+
+def _game_end(where: str, kind: str, value: Any) -> Effect:
+    """``true`` or ``{who?, one condition?}`` (dm104.2c)."""
+    if value is True:
+        return Effect(kind)
+    if not isinstance(value, dict) or not set(value) <= {"who", *CONDITIONS}:
+        raise CardListError(f"{where}: expected true or {{who, {' | '.join(CONDITIONS)}}}, "
+                            f"got {value!r}")
+    who = value.get("who", "you")
+    if who not in WHO:
+        raise CardListError(f"{where}.who: expected one of {', '.join(WHO)}, got {who!r}")
+    conds = [c for c in CONDITIONS if c in value]
+    if len(conds) > 1:
+        raise CardListError(f"{where}: at most one condition ({', '.join(CONDITIONS)})")
+    condition = (conds[0], _int(f"{where}.{conds[0]}", value[conds[0]])) if conds else None
+    return Effect(kind, who=who, condition=condition)
 
 
 _FIELDS = {"id", "name", "type", "civ", "cost", "power", "breaker", "power_attacker",
            "opponent_power", "instead_of_destroy", *FLAGS, *HOOKS}
 
 
-def parse_card(card_id: str, raw: Any) -> CardDef:
+def parse_card(card_id: str, raw: Any, extra_flags: tuple[str, ...] = ()) -> CardDef:
+    """One definition; ``extra_flags``: more flag keywords the edition defines (its card
+    over rule overrides, dm101.1)."""
     where = f"cards.{card_id}"
     if not isinstance(raw, dict):
         raise CardListError(f"{where}: a card definition is an object")
-    unknown = set(raw) - _FIELDS
+    flag_names = tuple(dict.fromkeys(FLAGS + extra_flags))
+    unknown = set(raw) - _FIELDS - set(flag_names)
     if unknown:
         raise CardListError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
     kind = raw.get("type")
@@ -179,6 +245,11 @@ def parse_card(card_id: str, raw: Any) -> CardDef:
         if sum(e.targeted for e in effects) > 1:
             raise CardListError(f"{where}.{hook}: at most one effect may choose a target")
         hooks[hook] = effects
+    lasting = [h for h, effects in hooks.items()
+               if any(e.until == "while_in_battle_zone" for e in effects)]
+    if lasting and kind != "creature":
+        raise CardListError(f"{where}.{lasting[0]}: only a creature's ability lasts while "
+                            "it is in the battle zone")
     if "spell" in hooks and kind != "spell":
         raise CardListError(f"{where}.spell: only a spell has a spell effect")
     creature_only = [h for h in hooks if h in TURN_HOOKS] + (
@@ -188,8 +259,8 @@ def parse_card(card_id: str, raw: Any) -> CardDef:
     aura = raw.get("opponent_power", 0)
     if isinstance(aura, bool) or not isinstance(aura, int):
         raise CardListError(f"{where}.opponent_power: expected a number, got {aura!r}")
-    flags = frozenset(f for f in FLAGS if raw.get(f))
-    for f in FLAGS:
+    flags = frozenset(f for f in flag_names if raw.get(f))
+    for f in flag_names:
         if f in raw and not isinstance(raw[f], bool):
             raise CardListError(f"{where}.{f}: expected true or false")
     instead = raw.get("instead_of_destroy")
@@ -212,8 +283,9 @@ def parse_card(card_id: str, raw: Any) -> CardDef:
     )
 
 
-def parse_cards(raw: Any) -> dict[str, CardDef]:
-    """The header's ``cards``: an object id -> definition, or a list of definitions."""
+def parse_cards(raw: Any, extra_flags: tuple[str, ...] = ()) -> dict[str, CardDef]:
+    """The header's ``cards``: an object id -> definition, or a list of definitions;
+    ``extra_flags``: the edition's override keywords (flags beyond :data:`FLAGS`)."""
     if raw is None:
         return {}
     items: list[tuple[str, Any]]
@@ -234,5 +306,5 @@ def parse_cards(raw: Any) -> dict[str, CardDef]:
         if card_id in out:
             raise CardListError(f"cards: {card_id!r} is defined twice")
         body = {k: v for k, v in d.items() if k != "id"} if isinstance(d, dict) else d
-        out[card_id] = parse_card(card_id, body)
+        out[card_id] = parse_card(card_id, body, extra_flags)
     return out

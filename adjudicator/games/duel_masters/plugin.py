@@ -27,6 +27,8 @@ CODES: dict[str, tuple[Severity, str]] = {
 """Findings only Duel Masters gives (docs/findings.md)."""
 
 RULE_STATEMENTS: dict[str, str] = {
+    "dm101.1": "When a card's text and the rules disagree, the card's text wins (speed "
+               "attacker over summoning sickness, a creature that cannot be blocked, ...).",
     "dm101.2": "When a 'cannot' and a 'can' conflict, the 'cannot' wins, whatever their "
                "scopes or timestamps.",
     "dm101.3": "An effect does as much as it can: the possible part is carried out, the "
@@ -38,6 +40,9 @@ RULE_STATEMENTS: dict[str, str] = {
                "pending effect, and the replaced event did not happen.",
     "dm104.2a": "A creature's attack on a player with no shields left that is not blocked "
                 "is a direct attack: its controller wins at once.",
+    "dm104.2c": "A card's text may make a player win or lose: the game ends at that "
+                "instant, like every other game end; players who all win, or all lose, "
+                "at the same moment draw.",
     "dm104.2b": "A player whose deck reaches 0 cards loses at that instant, even in the "
                 "middle of an effect.",
     "dm703": "State-based actions are performed between resolutions and at step changes: "

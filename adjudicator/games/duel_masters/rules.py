@@ -28,7 +28,7 @@ of an effect: the rest of the effect is not carried out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from coreflow_judge.adjudicator.claims import compare
@@ -54,21 +54,30 @@ from coreflow_judge.adjudicator.games.duel_masters.board import (
     copy_creature,
 )
 from coreflow_judge.adjudicator.games.duel_masters.cards import (
+    GAME_ENDS,
     UNKNOWN,
     CardDef,
     CardListError,
     Effect,
     base_id,
+    duration_words,
     parse_cards,
     split_ref,
 )
 from coreflow_judge.adjudicator.games.duel_masters.pending import PendingEffectOrder
 from coreflow_judge.adjudicator.plan import PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import Permission, PermissionPolicy, ProhibitionWins
+from coreflow_judge.events.models import TurnStarted
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
-    from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Resolve
+    from coreflow_judge.events.models import (
+        GameStarted,
+        MatchStarted,
+        Request,
+        Resolve,
+        Trigger,
+    )
 
 EDITIONS = ("1.47",)
 
@@ -85,7 +94,9 @@ def card_of(ref: str) -> str:
 
 @dataclass(slots=True)
 class PowerMod:
-    """A power change until the end of the turn (``power`` effects)."""
+    """A power change (``power`` effects), in force until its duration ends: the end of
+    the turn (dm§3.6), the start of its controller's next turn, or while its source
+    creature is in the battle zone (card text, dm101.1)."""
 
     creature: str
     delta: int
@@ -96,7 +107,60 @@ class PowerMod:
     seq: int = 0
     """The line that made it."""
     ended: int | None = None
-    """The turn at whose end it ended."""
+    """The turn in which it ended."""
+    until: str = "end_of_turn"
+    """Its duration (cards.DURATIONS)."""
+    controller: str = ""
+    """The player whose ability made it ("your next turn")."""
+    source: tuple[str, int] | None = None
+    """while_in_battle_zone: the creature whose ability made it (ref, timestamp)."""
+    end: str = ""
+    """How it ended, for messages ("at the end of turn 3")."""
+
+    def words(self) -> str:
+        """Its duration, naming whose turn or which creature."""
+        if self.source is not None:
+            return f"while {self.source[0]} is in the battle zone"
+        return duration_words(self.until).replace("your", f"{self.controller}'s")
+
+    @property
+    def rule(self) -> str:
+        """The rule that ends it: the end step, or the card text that says how long."""
+        return "dm§3.6" if self.until == "end_of_turn" else "dm101.1"
+
+
+@dataclass(frozen=True, slots=True)
+class Override:
+    """A card keyword that overrides a rule (dm101.1, card text over the rules): at one
+    point of the rules (``at``), a "can" (``allow``) or a "cannot", over rule ``over``.
+    Read from the edition data's ``overrides``."""
+
+    keyword: str
+    at: str
+    allow: bool
+    over: str
+    text: str
+
+    def names(self, ref: str) -> str:
+        """The card and the override, as a finding names them."""
+        return f"{ref}: {self.keyword} ({self.text}; its text overrides {self.over})"
+
+
+OVERRIDE_POINTS = ("attack_sick", "attack_target", "block_tapped", "blocked", "draw")
+"""Where the rules ask for a card over rule override (the edition data's ``at``)."""
+
+
+def _overrides(data: Any) -> dict[str, Override]:
+    """The edition's override keywords, checked when loaded."""
+    out: dict[str, Override] = {}
+    for keyword, o in (data or {}).items():
+        if not isinstance(o, dict) or o.get("at") not in OVERRIDE_POINTS or \
+                not isinstance(o.get("allow"), bool):
+            raise UnsupportedRules(f"edition data: overrides.{keyword}: needs at (one of "
+                                   f"{', '.join(OVERRIDE_POINTS)}), allow, over and text",
+                                   field="rules")
+        out[keyword] = Override(keyword, o["at"], o["allow"], str(o["over"]), str(o["text"]))
+    return out
 
 
 @dataclass(slots=True)
@@ -155,6 +219,7 @@ class DuelMastersRules(RulesHooks):
         self.policy = FlowPolicy(
             requester_keeps_chance=bool(pol["requester_keeps_chance"]),
             resolve_before_cost_triggers=bool(pol["resolve_before_cost_triggers"]),
+            resolve_late_triggers=bool(pol.get("resolve_late_triggers", False)),
         )
         self.trigger_order = PendingEffectOrder()
         self.permissions: PermissionPolicy = ProhibitionWins()
@@ -164,7 +229,8 @@ class DuelMastersRules(RulesHooks):
             for aid, a in self.data["actions"].items()
         }
         self.steps: list[str] = list(self.data["steps"])
-        self.cards: dict[str, CardDef] = parse_cards(cards)
+        self.overrides = _overrides(self.data.get("overrides"))
+        self.cards: dict[str, CardDef] = parse_cards(cards, tuple(self.overrides))
         self.boards: dict[str, Board] = {}
         self.step = 0
         """Index in ``steps`` of the furthest step the current turn reached."""
@@ -297,23 +363,38 @@ class DuelMastersRules(RulesHooks):
                 steps.append(f"{o.card.opponent_power:+d} ({o.ref}'s static ability)")
         for m in self.modifiers:
             if m.creature == c.ref:
-                steps.append(f"{m.delta:+d} (line {m.seq}, until end of turn)")
+                steps.append(f"{m.delta:+d} (line {m.seq}, {m.words()})")
         if attacking and c.card.power_attacker:
             steps.append(f"{c.card.power_attacker:+d} (power attacker)")
         return f"{c.ref}: " + " ".join(steps) + f" = {self.power(c, attacking)}"
 
     def expired_on(self, c: Creature) -> list[PowerMod]:
-        """Power changes of this creature that ended at an earlier end step."""
+        """Power changes of this creature whose duration has ended."""
         return [m for m in self.expired if m.creature == c.ref and m.holder == c.timestamp]
+
+    def end_mods(self, turn: int, why: str, ends: Any) -> None:
+        """The power changes for which ``ends(m)`` holds end now (``why``: how)."""
+        done = [m for m in self.modifiers if ends(m)]
+        for m in done:
+            m.ended, m.end = turn, why
+        self.expired += done
+        self.modifiers = [m for m in self.modifiers if not ends(m)]
 
     def end_turn_effects(self, turn: int) -> None:
         """dm§3.6: "until end of turn" effects end: power changes, "cannot attack this
         turn"."""
-        for m in self.modifiers:
-            m.ended = turn
-        self.expired += self.modifiers
-        self.modifiers = []
+        self.end_mods(turn, f"at the end of turn {turn}", lambda m: m.until == "end_of_turn")
         self.bans.clear()
+
+    def override(self, c: Creature, at: str) -> Override | None:
+        """The card over rule keyword of this creature at ``at`` (dm101.1), if it has one."""
+        return next((o for k, o in self.overrides.items() if o.at == at and c.card.has(k)),
+                    None)
+
+    def draw_skipped_by(self, player: str) -> Creature | None:
+        """A creature of ``player`` in the battle zone whose text skips their draw."""
+        return next((c for c in self.boards[player].battle
+                     if (o := self.override(c, "draw")) is not None and not o.allow), None)
 
     def turn_hook(self, flow: CoreFlow, req: Req) -> str:
         """The card text a start / end of turn ability resolves: its controller's own turn's
@@ -330,9 +411,9 @@ class DuelMastersRules(RulesHooks):
         """The "can" / "cannot" abilities that bear on this creature attacking now."""
         sick = self.sick(flow, c)
         out: list[Permission] = []
-        if sick and c.card.has("speed_attacker"):
-            out.append(Permission(True, "this", c.timestamp,
-                                  f"{c.ref}: speed attacker (can attack the turn it enters)"))
+        fast = self.override(c, "attack_sick") if sick else None
+        if fast is not None:
+            out.append(Permission(fast.allow, "this", c.timestamp, fast.names(c.ref)))
         if c.card.has("cannot_attack"):
             out.append(Permission(False, "this", c.timestamp, f"{c.ref}: cannot attack"))
         if sick:
@@ -353,13 +434,32 @@ class DuelMastersRules(RulesHooks):
             return False
         return self.permissions.decide(not self.sick(flow, c), self.attack_abilities(flow, c))
 
-    def may_block(self, c: Creature) -> bool:
-        return c.card.has("blocker") and not c.tapped
+    def block_abilities(self, blocker: Creature, attacker: Creature) -> list[Permission]:
+        """The "can" / "cannot" abilities that bear on this block: blocker (a "can"), the
+        attacker's "cannot be blocked" (dm101.1 overrides)."""
+        out: list[Permission] = []
+        if blocker.card.has("blocker"):
+            out.append(Permission(True, "this", blocker.timestamp, f"{blocker.ref}: blocker"))
+        shut = self.override(attacker, "blocked")
+        if shut is not None:
+            out.append(Permission(shut.allow, "this", attacker.timestamp,
+                                  shut.names(attacker.ref)))
+        return out
+
+    def may_block(self, c: Creature, attacker: Creature) -> bool:
+        """An untapped blocker (or a tapped one whose text lets it block) that the
+        abilities let block this attacker."""
+        if c.tapped and self.override(c, "block_tapped") is None:
+            return False
+        return self.permissions.decide(False, self.block_abilities(c, attacker))
 
     def attack_targets(self, flow: CoreFlow, c: Creature) -> list[str]:
-        """The opponent, and each of the opponent's tapped creatures."""
+        """The opponent, and each of the opponent's tapped creatures (untapped ones too
+        for a creature whose text lets it attack them)."""
         out = [p for p in flow.players if p != c.owner]
-        out += [o.ref for o in self.creatures() if o.owner != c.owner and o.tapped]
+        untapped = self.override(c, "attack_target") is not None
+        out += [o.ref for o in self.creatures() if o.owner != c.owner
+                and (o.tapped or untapped)]
         return out
 
     def legal_targets(self, controller: str, effect: Effect) -> list[str]:
@@ -638,7 +738,7 @@ class DuelMastersRules(RulesHooks):
         if t is None or t.owner == player:
             rep("legality.target-invalid", "dm§3.5",
                 f"{target} is neither the opponent nor a creature of theirs.", actual=target)
-        elif not t.tapped:
+        elif not t.tapped and (c is None or self.override(c, "attack_target") is None):
             rep("legality.target-invalid", "dm§3.5",
                 f"{target} is untapped: only a tapped creature can be attacked.",
                 actual="untapped")
@@ -701,8 +801,7 @@ class DuelMastersRules(RulesHooks):
         other.boards = {p: b.copy(creatures) for p, b in self.boards.items()}
         other.state_destroyed = {ref: (seq, copy_creature(c, creatures))
                                  for ref, (seq, c) in self.state_destroyed.items()}
-        other.modifiers = [PowerMod(m.creature, m.delta, m.timestamp, m.holder, m.seq, m.ended)
-                           for m in self.modifiers]
+        other.modifiers = [replace(m) for m in self.modifiers]
         other.expired = list(self.expired)
         other.bans = list(self.bans)
         other.attacks = dict(self.attacks)
@@ -769,12 +868,33 @@ class DuelMastersRules(RulesHooks):
         flow.findings.extend(ctx.findings)
         return ctx.triggers
 
+    def goes_past_pending(self, flow: CoreFlow, line: Trigger | TurnStarted) -> bool:
+        """The core flow's hook for a ``trigger`` or ``turn_started`` line it did not derive
+        while pending effects wait: True when the end step is open and the line starts the
+        next turn (its ``turn_started``, its draw step, one of its start abilities). The
+        table skipped the end step's pending effects; the flow reports them missed there,
+        once, and :meth:`settle` starts the next turn as the table did (dm§3.6)."""
+        if self.ending is None or flow.result is not None:
+            return False
+        nxt = flow.next_player(self.ending[1])
+        if isinstance(line, TurnStarted):
+            return line.player == nxt and line.turn == flow.turn + 1
+        if line.action == "draw":
+            return line.controller in (None, nxt) and nxt not in self.drawn_early
+        if line.action == "start_of_turn":
+            c = self.find(str(line.source or ""))
+            hook = "start_of_turn" if c is not None and c.owner == nxt else \
+                "start_of_opponent_turn"
+            return c is not None and bool(c.card.effects(hook))
+        return False
+
     # ------------------------------------------------------------------ win/lose
     def decked(self) -> list[str]:
         return [p for p, b in self.boards.items() if b.deck == []]
 
     def win_check(self, flow: CoreFlow) -> GameResult | None:
-        """Direct attack (dm104.2a), library out (dm104.2b): at once."""
+        """Direct attack (dm104.2a), library out (dm104.2b), a special win or loss by card
+        text (dm104.2c): at once."""
         if self.outcome is not None:
             return self.outcome
         # Both out at once is open in the seed: the edition data says (docs/duel_masters.md).
@@ -845,6 +965,8 @@ class _Resolving:
         self.battles: list[tuple[Creature, Creature]] = []
         """The battles fought (attacker, defender), with their powers' computation."""
         self.battle_steps: list[str] = []
+        self.override_notes: list[str] = []
+        """Card over rule overrides (dm101.1) that decided part of this resolution."""
 
     def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
         self.findings.append(finding(code, self.seq, rule, msg, **kw))
@@ -946,6 +1068,13 @@ class _Resolving:
         if self.r.ending is not None:
             self.r.drawn_early.add(self.req.controller)
         self.r.step = max(self.r.step, self.r.steps.index("draw"))
+        skip = self.r.draw_skipped_by(self.req.controller)
+        if skip is not None:
+            o = self.r.override(skip, "draw")
+            assert o is not None
+            self.override_notes.append(f"no draw: {o.names(skip.ref)}")
+            self.begin("draw", self.override_notes[-1])
+            return
         self.draw(self.req.controller, 1)
 
     def do_end_turn(self) -> None:
@@ -1005,6 +1134,11 @@ class _Resolving:
         r.step = 0
         r.charges = 0
         self.emit(op="turn", player=nxt)
+        if any(m.until == "start_of_your_next_turn" and m.controller == nxt
+               for m in r.modifiers):
+            r.end_mods(flow.turn + 1, f"at the start of {nxt}'s turn {flow.turn + 1}",
+                       lambda m: m.until == "start_of_your_next_turn" and m.controller == nxt)
+            self.state_based_actions()  # a step change (dm703) where a power went down
         b = r.boards[nxt]
         for m in b.mana:
             m.tapped = False
@@ -1076,11 +1210,23 @@ class _Resolving:
             self.rep("legality.choice-invalid", "dm§3.5",
                      f"{ref} is not a creature of {defender} in the battle zone.", actual=ref)
             return None
-        if c.tapped or not c.card.has("blocker"):
-            why = "is tapped" if c.tapped else "has no blocker"
+        r = self.r
+        tapped = c.tapped and r.override(c, "block_tapped") is None
+        abilities = r.block_abilities(c, attacker)
+        can = [a.source for a in abilities if a.allow]
+        cannot = [a.source for a in abilities if not a.allow]
+        if tapped or not c.card.has("blocker"):
+            why = "is tapped" if tapped else "has no blocker"
+            also = f" (and {'; '.join(cannot)})" if cannot else ""
             self.rep("legality.choice-invalid", "dm§3.5",
-                     f"{ref} {why}: only an untapped creature with blocker can block.",
+                     f"{ref} {why}: only an untapped creature with blocker can block{also}.",
                      actual=ref)
+        elif not r.permissions.decide(False, abilities):
+            self.rep("precedence.prohibition-over-permission", "dm101.2",
+                     f"{ref} blocked {attacker.ref} under both a 'can' and a 'cannot': the "
+                     "'cannot' wins whatever the scopes, and card text is over the rules "
+                     "(dm101.1) ('" + "'; '".join(cannot) + "' over '" + "'; '".join(can)
+                     + "').", expected="no block", actual="blocked")
         return c  # reported or not, the block happened as recorded
 
     def battle(self, attacker: Creature, defender: Creature) -> None:
@@ -1244,10 +1390,53 @@ class _Resolving:
                 return
             if effect.targeted:
                 self.targeted(controller, effect, targets, at_request)
+            elif effect.kind in GAME_ENDS:
+                self.game_end(controller, cdef, effect)
             elif effect.kind == "draw":
                 self.draw(controller, effect.amount)
             else:
                 self.from_deck(controller, effect.kind, effect.amount)
+
+    def game_end(self, controller: str, cdef: CardDef, effect: Effect) -> None:
+        """dm104.2c: a special win or loss by card text, at once like every game end
+        (dm104.1): each player the effect names who meets its condition wins (or loses).
+        The game ends there, and the rest of the effect is not carried out. Players who
+        all win, or all lose, at the same moment: a draw (docs/decisions.md)."""
+        r = self.r
+        players = list(self.flow.players)
+        other = [p for p in players if p != controller]
+        named = {"you": [controller], "opponent": other, "each": players}[effect.who]
+        meets: list[str] = []
+        why: list[str] = []
+        for p in named:
+            ok, how = self._meets(p, effect)
+            why.append(how)
+            if ok:
+                meets.append(p)
+        self.begin(effect.kind, f"{cdef.name}: {effect.describe()}: " + "; ".join(why))
+        if not meets:
+            return
+        for p in meets:
+            self.emit(op=effect.kind, player=p, card=cdef.id)
+        winners = meets if effect.kind == "win" else [p for p in players if p not in meets]
+        reason = "special_win" if effect.kind == "win" else "special_loss"  # dm104.2c
+        if len(winners) == 1:
+            r.outcome = GameResult("win", winners[0], reason)
+        else:  # every player won, or lost, at once
+            r.outcome = GameResult("draw", None, reason)
+        self.stopped = True
+
+    def _meets(self, player: str, effect: Effect) -> tuple[bool, str]:
+        """Whether ``player`` meets the effect's condition, and how it was judged."""
+        if effect.condition is None:
+            return True, f"{player}: no condition"
+        what, n = effect.condition
+        b = self.r.boards[player]
+        if what == "min_creatures":
+            have = len(b.battle)
+            return have >= n, f"{player} has {have} creature(s), {n} or more needed"
+        shields = len(b.shields) if b.shields is not None else 0
+        return shields <= n, f"{player} has {shields} shield(s), {n} or fewer needed"
 
     def targeted(self, controller: str, effect: Effect, targets: list[str],
                  at_request: bool) -> None:
@@ -1280,9 +1469,19 @@ class _Resolving:
             c.tapped = True
             self.emit(op="tap", card=c.ref)
         elif effect.kind == "power":
+            source = None
+            if effect.until == "while_in_battle_zone":
+                src = self.r.find(str(self.req.source or ""))
+                if src is None:
+                    self.begin("power", f"{self.req.source} is no longer in the battle zone: "
+                               f"a change {duration_words(effect.until)} does not start")
+                    return
+                source = (src.ref, src.timestamp)
             self.r.modifiers.append(PowerMod(c.ref, effect.amount, self.r.tick(),
-                                             holder=c.timestamp, seq=self.seq))
-            self.emit(op="power", card=c.ref, delta=effect.amount, until="end_of_turn")
+                                             holder=c.timestamp, seq=self.seq,
+                                             until=effect.until, controller=controller,
+                                             source=source))
+            self.emit(op="power", card=c.ref, delta=effect.amount, until=effect.until)
 
     # ------------------------------------------------------------------ primitives
     def check_deck_out(self) -> None:
@@ -1329,6 +1528,8 @@ class _Resolving:
         if c in b.battle:
             b.battle.remove(c)
         self.r.modifiers = [m for m in self.r.modifiers if m.creature != c.ref]
+        self.r.end_mods(self.flow.turn, f"when {c.ref} left the battle zone (line {self.seq})",
+                        lambda m: m.source == (c.ref, c.timestamp))
         self.r.bans = [x for x in self.r.bans if x.creature != c.ref]
 
     def destroy(self, c: Creature, reason: str) -> None:
@@ -1394,9 +1595,11 @@ class _Resolving:
                      "log, and a deck that reached 0 cards would end the game mid-effect.",
                      severity="warning", expected=unmatched)
         elif extra or unmatched:
-            self.rep("legality.effect-mismatch", "dm101.3",
-                     f"The recorded effects of {self.req.action.name} differ from the rules'.",
-                     expected=unmatched or None, actual=extra or None)
+            why = f" Card over rule (dm101.1): {'; '.join(self.override_notes)}." \
+                if self.override_notes else ""
+            self.rep("legality.effect-mismatch", "dm101.1" if why else "dm101.3",
+                     f"The recorded effects of {self.req.action.name} differ from the "
+                     f"rules'.{why}", expected=unmatched or None, actual=extra or None)
         self._follow_the_log(unmatched, extra)
 
     def _value_mismatch(self, unmatched: list[dict[str, Any]],
@@ -1417,21 +1620,27 @@ class _Resolving:
             return False
         kept: list[str] = []
         explained = True
+        rules: set[str] = set()
         for c, want, got in zip(self.battles[-1], ours["powers"], theirs["powers"],
                                 strict=True):
             if not isinstance(got, int) or got == want:
                 continue
             ended = self.r.expired_on(c)
-            by_turn: dict[int, int] = {}
+            by_turn: dict[int, list[PowerMod]] = {}
             for m in ended:
-                by_turn[m.ended or 0] = by_turn.get(m.ended or 0, 0) + m.delta
-            if got - want not in {m.delta for m in ended} | set(by_turn.values()):
+                by_turn.setdefault(m.ended or 0, []).append(m)
+            fits = [m for m in ended if m.delta == got - want] or next(
+                (ms for ms in by_turn.values() if sum(m.delta for m in ms) == got - want), [])
+            if not fits:
                 explained = False
-            kept += [f"the {m.delta:+d} of {c.ref} (line {m.seq}) ended at the end of turn "
-                     f"{m.ended}" for m in ended]
-        why = f" Kept after its end: {'; '.join(kept)} (\"until end of turn\")." \
-            if kept else ""
-        self.rep("precedence.value-mismatch", "dm§3.6" if kept and explained else "dm§3.5",
+            rules |= {m.rule for m in fits}
+            kept += [f"the {m.delta:+d} of {c.ref} (line {m.seq}, {m.words()}) ended {m.end}"
+                     for m in ended]
+        why = f" Kept after its end: {'; '.join(kept)}." if kept else ""
+        rule = "dm§3.5"
+        if kept and explained:
+            rule = "dm§3.6" if rules == {"dm§3.6"} else "dm101.1"
+        self.rep("precedence.value-mismatch", rule,
                  "The recorded battle powers are not the creatures' powers with every change "
                  f"in force: {'; '.join(self.battle_steps)}.{why}",
                  expected=ours["powers"], actual=theirs["powers"])

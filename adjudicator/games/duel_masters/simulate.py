@@ -255,7 +255,7 @@ class _Simulator:
         if attacker is None:
             return {}
         defender = self._opponent(attack.player)
-        blockers = [c for c in r.boards[defender].battle if r.may_block(c)]
+        blockers = [c for c in r.boards[defender].battle if r.may_block(c, attacker)]
         if blockers and self.rng.random() < BLOCK_RATE:
             return {"blocker": self.rng.choice(blockers).ref}
         if attack.target != defender:
