@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules, load_edition
 from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 from coreflow_judge.adjudicator.judge import judge_lines
-from coreflow_judge.events.models import LogLine
+from coreflow_judge.events.models import LINE_ADAPTER, LogLine
 from coreflow_judge.events.reader import iter_lines, read_log
 
 from tests.pools import pooled
@@ -22,12 +23,12 @@ EXTRA = ROOT / "fixtures" / "rulings" / "extra"
 game = pooled(simulate_game)
 
 
-def _judge_dicts(lines: list[dict[str, object]]) -> list[tuple[str, int]]:
+def _judge_dicts(lines: list[dict[str, Any]]) -> list[tuple[str, int]]:
     report = judge_lines(iter_lines([json.dumps(d) for d in lines]))
     return [(f.code, f.seq) for f in report.findings if f.severity == "error"]
 
 
-def _dicts(lines: list[LogLine]) -> list[dict[str, object]]:
+def _dicts(lines: list[LogLine]) -> list[dict[str, Any]]:
     return [line.model_dump(mode="json", exclude_none=True, exclude={"hash"})
             for line in lines]
 
@@ -67,7 +68,8 @@ def test_the_board_shows_each_trump_and_its_face() -> None:
 def test_the_audit_holds_trump_operations_and_the_trump_zone() -> None:
     from coreflow_judge.audit import derive
 
-    lines = [line for _, line in read_log(EXTRA / "reanimator-regenerates-trump-6.1.jsonl")]
+    text = (EXTRA / "reanimator-regenerates-trump-6.1.jsonl").read_text(encoding="utf-8")
+    lines = [LINE_ADAPTER.validate_json(t) for t in text.splitlines()]
     stored = [derive.StoredLine(line, line.model_dump(mode="json", exclude_none=True), None)
               for line in lines]
     rows = derive.derive_match("rec", stored)
@@ -109,7 +111,7 @@ def test_a_trump_opened_that_the_player_does_not_have_is_caught_at_its_line() ->
             if set(ability.get("grants", ())) & later or ability.get("rule") \
                     or ability.get("triggers") or named:
                 continue  # the trump shows later (its ability, or a クローズ of it)
-            if "S6" in held.get(owner, []):  # type: ignore[union-attr]
+            if "S6" in held.get(owner, []):
                 continue
             bad = {k: v for k, v in d.items() if k != "effects"}
             bad["choices"] = {"trump": f"{owner}:S6"}
