@@ -16,6 +16,7 @@ win/lose check come from the :class:`~adjudicator.game.GameRules` module of the 
 
 from __future__ import annotations
 
+import fnmatch
 from enum import Enum
 from typing import Any
 
@@ -91,6 +92,9 @@ class CoreFlow:
         self.awaiting_instant: Req | None = None
         """An instant request made ([7]) and waiting for its resolve line ([8])."""
         self.open_call: str | None = None
+        self.call_chain: tuple[str, ...] = ()
+        """The actions an open call still carries play through after the top of the stage
+        (see FlowPolicy.shortcut_calls)."""
         """The shortcut call of the last pass, until a request or resolution."""
         self.continuations: list[Continuation] = []
         self.result: GameResult | None = None
@@ -298,7 +302,8 @@ class CoreFlow:
                             actual=value)
         self.findings.extend(self.rules.request_findings(self, line, action))
         # [4] clear the pass record, [5] make the request and pay its costs.
-        self.open_call = None
+        self.open_call = None  # a request (a cut-in) ends any call
+        self.call_chain = ()
         self.passed.clear()
         if action.speed != "instant" and action.timing != "free":
             # An instant request leaves the chance where it was ([8] -> [3] unchanged), also
@@ -597,6 +602,17 @@ class CoreFlow:
         if line.player not in self.players:
             self.report("log.unknown-ref", "log", f"No player {line.player!r}.")
             return
+        call = self._call_of(line.note)
+        if call is not None and self.chance not in (None, SYSTEM, line.player) \
+                and self.stage and self.stage[-1].controller == self.chance \
+                and not self.stage[-1].triggered:
+            # G1: a call answering a declaration: the declarer's own pass is implied.
+            at = len(self.complete) - 1
+            self.ledger.derive(Pass, dict(player=self.chance,
+                                          note=f"implied by the call {call!r}"))
+            self._record_pass(self.chance)
+            self.ledger.move_to_end(at)
+            self.ledger.take_as_done()
         if self.chance != line.player:
             self.report("timing.no-chance", "core[11]",
                         f"{line.player} passed without holding the chance.",
@@ -604,9 +620,35 @@ class CoreFlow:
             return
         for r in self.stage:
             r.passed_over = True
-        call = (line.note or "").strip().lower()
-        self.open_call = call if call in self.rules.policy.shortcut_calls else None
+        if call is not None:
+            self.open_call = call
+            chain = self.rules.policy.shortcut_calls[call]
+            top = self.stage[-1].action.id if self.stage else None
+            self.call_chain = chain[chain.index(top) + 1:] if top in chain else ()
+        elif not self.call_chain:
+            self.open_call = None  # a plain pass is one pass only
         self._record_pass(line.player)
+
+    def _call_of(self, note: str | None) -> str | None:
+        """The shortcut call a pass's note makes (its pattern in the edition's calls)."""
+        said = (note or "").strip().lower()
+        if not said:
+            return None
+        calls = self.rules.policy.shortcut_calls
+        if said in calls:
+            return said
+        return next((c for c in calls if "*" in c and fnmatch.fnmatchcase(said, c)), None)
+
+    def _carry_call(self, resolved: Req) -> None:
+        """After a staged request resolved: an open call goes on only while play follows
+        its chain (the next request to resolve is the chain's next action)."""
+        if self.call_chain and resolved.action.id in self.call_chain:
+            self.call_chain = self.call_chain[self.call_chain.index(resolved.action.id) + 1:]
+        if self.call_chain and (self.buffer or (
+                self.stage and self.stage[-1].action.id in self.call_chain)):
+            return
+        self.open_call = None
+        self.call_chain = ()
 
     def _record_pass(self, player: str) -> None:
         """[11] record the pass, [12] all passed? yes -> [13] the rule system takes the
@@ -627,6 +669,7 @@ class CoreFlow:
         guessed error: whether everyone passed is then left undecided)."""
         call, self.open_call = self.open_call, None
         if not self.stage or self.stage[-1] is not req or self.chance in (None, SYSTEM):
+            self.call_chain = ()
             self.report("log.call-ambiguous", "core[12]",
                         f"The call {call!r} cannot stand for the passes before resolving "
                         f"{req.id}: it is not the top of the stage.", severity="warning")
@@ -636,6 +679,8 @@ class CoreFlow:
             player = self.chance
             self.ledger.derive(Pass, dict(player=player, note=f"implied by the call {call!r}"))
             self._record_pass(player)
+        if self.call_chain:
+            self.open_call = call  # it carries play on through the rest of its chain
         # The implied passes came before the resolution: put the resolve line after them.
         self.ledger.move_to_end(at)
         self.ledger.take_as_done()
@@ -664,6 +709,21 @@ class CoreFlow:
         """[8] an instant request resolves; [15] the top of the stage resolves once every
         player passed ([12]); a triggered instant request resolves from the buffer."""
         req = self._lookup(line.request)
+        waiting = self.awaiting_instant
+        if req is None and waiting is not None and waiting.cost_triggers \
+                and not self.buffer:
+            # The table resolved what the instant's costs triggered before the instant
+            # itself: reported once, then followed as played (they enter the buffer now).
+            self.report("order.instant-before-own-trigger", "core[8]",
+                        f"{waiting.id} ({waiting.action.name}) is an instant request: it "
+                        "resolves before the requests its costs triggered "
+                        f"({', '.join(self._action_name(t.action) for t in waiting.cost_triggers)}"
+                        "), and the "
+                        "log resolves one of those first.", expected=waiting.id,
+                        actual=line.request)
+            self.add_triggers(waiting.cost_triggers)
+            waiting.cost_triggers = []
+            req = self._lookup(line.request)
         if req is None:
             if self.pending_decisions():
                 self._miss_pending("play went on with another resolution")
@@ -718,6 +778,7 @@ class CoreFlow:
             self.chance = SYSTEM
             self.continuations.append(Continuation.STAGE_RESOLVED_TO_2)
             self._resolve(req, line)
+            self._carry_call(req)
             self.run_trigger_check()
             return
         if self.pending_decisions():

@@ -74,9 +74,14 @@ class FlowPolicy:
     rule_refs: Mapping[str, str] = field(default_factory=dict)
     """The game's own clause for a check the core flow makes (finding code -> rule ref,
     e.g. once-per-turn in the game's rule book); the core rule's step otherwise."""
-    shortcut_calls: frozenset[str] = frozenset()
+    shortcut_calls: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Calls that, as the note of a pass, stand for the passes still needed to resolve the
-    top of the stage (a shortcut: the opponent did not stop play)."""
+    top of the stage (a shortcut: the opponent did not stop play). Each call (lower case;
+    ``*`` matches any text, as in "*でブロック") maps to the chain of actions it carries play
+    through: said while one of them is on top of the stage, it also stands for the passes
+    before each later one of the chain resolves (スルー on an Attack: the Block and the
+    Damage Judgement too), until a request interrupts (a cut-in). An empty chain: the top
+    of the stage only."""
     resolve_late_triggers: bool = False
     """True: a triggered request the flow dropped as missed (play went on while it waited)
     that the log resolves later is resolved there, as played: the same mistake gets one

@@ -135,7 +135,8 @@ class BlackPokerRules(TrumpRules, RulesHooks):
         self.policy = FlowPolicy(
             requester_keeps_chance=bool(pol["requester_keeps_chance"]),
             resolve_before_cost_triggers=bool(pol["resolve_before_cost_triggers"]),
-            shortcut_calls=frozenset(c.lower() for c in pol.get("shortcut_calls", [])),
+            shortcut_calls={c.lower(): tuple(chain or ()) for c, chain in
+                            pol.get("shortcut_calls", {}).items()},
             rule_refs=dict(pol.get("rule_refs", {})),
         )
         self.trigger_order = CoreTriggerOrder()
@@ -618,7 +619,12 @@ class BlackPokerRules(TrumpRules, RulesHooks):
             used: dict[str, int] = {}
             for k in keys:
                 used[k] = used.get(k, 0) + 1
-                if k != UNKNOWN and not self._hand_has(board, k, used[k]):
+                where = self.seen_outside_hand(player, k)
+                if where is not None:  # rulings A5: key cards come from the hand
+                    rep("legality.key-card-invalid", "bp4.3.1",
+                        f"{k} is {where}, not in {player}'s hand: key cards come from the "
+                        "hand unless the action says otherwise.", actual=k)
+                elif k != UNKNOWN and not self._hand_has(board, k, used[k]):
                     rep("legality.key-card-invalid", "bp4.3.1",
                         f"{k} is not in {player}'s hand.", actual=k)
         flags = a.get("flags") or {}
@@ -754,6 +760,26 @@ class BlackPokerRules(TrumpRules, RulesHooks):
         return not rank_set or sorted(c.rank for c in cards if c and c.rank is not None) == \
             sorted(rank_set)
 
+    def seen_outside_hand(self, player: str, card: str) -> str | None:
+        """Where the log last showed ``card`` of ``player`` outside the hand (on the field,
+        in the graveyard or fog, among the trumps), when the hand cannot also hold it: a
+        player's cards are one pack, each card once. None when it may be in the hand."""
+        if card == UNKNOWN:
+            return None
+        b = self.boards[player]
+        if b.hand_known[card] > 0:
+            return None
+        for ch in b.field:
+            if card in ch.cards:
+                return f"on {player}'s field ({ch.ref})"
+        if card in b.fog:
+            return f"in {player}'s fog"
+        if any(t.card == card for t in b.trumps):
+            return f"one of {player}'s trumps"
+        if card in b.graveyard:
+            return f"in {player}'s graveyard"
+        return None
+
     def _hand_has(self, board: PlayerBoard, card: str, times: int) -> bool:
         if card == UNKNOWN:
             return board.hand_count is None or board.hand_count >= times
@@ -806,11 +832,11 @@ class BlackPokerRules(TrumpRules, RulesHooks):
                 return "must be an opponent"
             return None
         if kind == "request":
+            if target == own_id:  # rulings A2: checked first, it is not yet on the stage
+                return "an action cannot target itself"
             req = flow.requests.get(target)
             if req is None:
                 return "no such request"
-            if target == own_id:
-                return "an action cannot target itself"
             if req not in flow.stage:
                 return "not on the stage"
             if spec.get("immune_flag") and (req.action.data.get("flags") or {}).get(
