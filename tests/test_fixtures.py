@@ -100,7 +100,24 @@ def test_the_catalogue_documents_every_code_and_names_real_fixtures() -> None:
     documented = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
     assert [c for c in catalogue() if f"`{c}`" not in documented] == []
     names = {_fixture_id(p).rsplit("/", 1)[1] for p in EXPECTED}
-    for doc in ("findings.md", "decisions.md"):
+    for doc in ("findings.md", "decisions.md", "rulings.md"):
         text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
         named = set(re.findall(r"`([a-z0-9-]+-(?:6\.1|9\.0))`", text))
         assert named <= names, f"docs/{doc} names missing fixtures {sorted(named - names)}"
+
+
+@pytest.mark.parametrize("name", ["rulings/lite/g3-attack-through-6.1",
+                                  "rulings/lite/g3-attack-through-9.0",
+                                  "rulings/lite/g4-block-with-6.1"])
+def test_a_game_played_with_shortcut_calls_normalizes_to_explicit_passes(name: str) -> None:
+    """The calls of the shortcut guideline are read by normalize as by the judge: the
+    normalized log writes every implied pass, and judged again it is still clean."""
+    from coreflow_judge.adjudicator.judge import judge_lines
+    from coreflow_judge.events.models import Pass
+
+    normalized = list(normalize_lines(read_log(FIXTURES / f"{name}.jsonl")))
+    implied = [line for line in normalized
+               if isinstance(line, Pass) and (line.note or "").startswith("implied by the call")]
+    assert len(implied) >= 4
+    report = judge_lines(enumerate(normalized, 1))
+    assert [f.code for f in report.findings if f.severity == "error"] == []
