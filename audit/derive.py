@@ -38,6 +38,7 @@ from coreflow_judge.events.models import (
     Trigger,
     TurnStarted,
 )
+from coreflow_judge.events.reader import verify_chain
 
 Row = dict[str, Any]
 Rows = dict[str, list[Row]]
@@ -126,6 +127,12 @@ class _Deriver:
 
     # ------------------------------------------------------------------ driver
     def run(self) -> Rows:
+        if any(s.line.hash is not None for s in self.lines):
+            breaks = verify_chain((s.line.seq, s.line) for s in self.lines)
+            if breaks:  # changed outside coreflow: its events are shown, never judged
+                self._events_only(f"the stored hash chain is broken at seq {breaks[0].seq}: "
+                                  "the record was changed outside coreflow; not judged")
+                return self.rows
         try:
             flow = start_flow(self.header, 1)
         except (JudgeInputError, UnsupportedRules) as exc:

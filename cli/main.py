@@ -142,6 +142,10 @@ class CliError(Exception):
         self.code = code
 
 
+class RecordRefused(CliError):
+    """A recorded match whose stored chain is broken: not used as evidence (exit 2)."""
+
+
 def _say(message: str) -> None:
     typer.echo(f"coreflow: {message}", err=True)
 
@@ -209,10 +213,15 @@ def _recorded(match_id: str, store: str | None) -> list[LogLine]:
     """The stored lines of a recorded match (the store is only read, never created)."""
     with _recorder(store, reading=True) as recorder:
         try:
-            return recorder.lines(match_id)
+            chain = recorder.verify_record(match_id)
+            lines = recorder.lines(match_id)
         except MatchNotFound:
             raise CliError(f"{match_id!r} is neither a log file nor a recorded match",
                            EXIT_INPUT) from None
+    if chain.breaks:  # a record changed outside coreflow is no evidence: refused
+        raise RecordRefused(f"{chain.describe()}; refused (coreflow verify {match_id} shows "
+                            "it)")
+    return lines
 
 
 def _one_file(path: Path) -> Path:
@@ -383,7 +392,13 @@ def record(
                 f"nothing was written (coreflow log {exc.match_id} prints the recorded log)",
                 EXIT_NO) from None
     first = lines[0]
-    typer.echo(getattr(first, "match_id", ""))
+    match_id = getattr(first, "match_id", "")
+    typer.echo(match_id)
+    with _recorder(store, reading=True) as recorder:
+        head = recorder.verify_record(match_id).head
+    # The receipt: keep it to check later that the record was neither cut nor re-chained.
+    typer.echo(f"{match_id}: recorded {len(lines)} lines; head hash {head} "
+               f"(coreflow verify {match_id} --head {head})", err=True)
 
 
 @app.command()
@@ -413,6 +428,8 @@ def board(
                            "'/' and no .jsonl)", EXIT_INPUT)
         try:
             lines = _recorded(target, store)
+        except RecordRefused:
+            raise
         except CliError as exc:
             raise CliError(str(exc), EXIT_NO) from None
         projector = BoardProjector.from_lines(lines)
@@ -456,19 +473,67 @@ def normalize(
 @app.command()
 @guarded
 def verify(
-    log: Annotated[Path, typer.Argument(
-        metavar="LOG", help="The match log (JSONL).", show_default=False)],
+    target: Annotated[str | None, typer.Argument(
+        metavar="LOG|MATCH_ID", help="A match log (JSONL) or a recorded match id.",
+        show_default=False)] = None,
+    store: StoreOption = None,
+    every: Annotated[bool, typer.Option(
+        "--all", help="Check the stored chain of every recorded match.")] = False,
+    head: Annotated[str | None, typer.Option(
+        "--head", metavar="HASH", help="The head hash of the receipt: the log or record "
+        "must end with exactly this hash (a cut-off or re-chained log does not).",
+        show_default=False)] = None,
 ) -> None:
-    """Check the log's hash chain; report the first line whose hash does not match.
+    """Check a hash chain; report the first line whose hash does not match.
 
-    Exit status: 0 the chain is intact, 1 it is broken, 2 the log could not be read.
+    A log file: its own chain. A recorded match (or --all): the chain the store kept when
+    it took each line, so a row changed outside coreflow shows. With --head, the receipt
+    `record` printed: a log cut short, or edited and chained again, ends otherwise.
 
-    Example: coreflow verify complete.jsonl
+    Exit status: 0 intact, 1 broken (or not the receipt's head), 2 unreadable.
+
+    Example: coreflow verify complete.jsonl --head 3f2a...
     """
+    if every:
+        with _recorder(store, reading=True) as recorder:
+            chains = [recorder.verify_record(m) for m in recorder.match_ids()]
+        for chain in chains:
+            typer.echo(chain.describe())
+        raise typer.Exit(EXIT_NO if any(c.breaks for c in chains) else EXIT_OK)
+    if target is None:
+        raise CliError("give a log file or a match id (or --all)", EXIT_INPUT)
+    path = Path(target)
+    if store is None and (path.is_file() or not _is_match_id(target)):
+        _verify_file(path, head)
+        return
+    with _recorder(store, reading=True) as recorder:
+        try:
+            chain = recorder.verify_record(target)
+        except MatchNotFound:
+            raise CliError(f"{target!r} is neither a log file nor a recorded match",
+                           EXIT_INPUT) from None
+    typer.echo(chain.describe())
+    if chain.breaks:
+        raise typer.Exit(EXIT_NO)
+    _check_head(target, chain.head, head)
+
+
+def _check_head(name: str, actual: str | None, wanted: str | None) -> None:
+    if wanted is None:
+        return
+    if actual != wanted:
+        typer.echo(f"{name}: the chain ends with {actual}, not the receipt's head {wanted}: "
+                   "lines were cut off, added, or the log was chained again")
+        raise typer.Exit(EXIT_NO)
+    typer.echo(f"{name}: ends with the receipt's head hash")
+
+
+def _verify_file(log: Path, head: str | None) -> None:
     lines = _with_path(log, lambda: _valid_lines(log))
     breaks = verify_chain(lines)
     if not breaks:
         typer.echo(f"{log}: hash chain intact ({len(lines)} lines)")
+        _check_head(str(log), lines[-1][1].hash if lines else None, head)
         raise typer.Exit(EXIT_OK)
     first = breaks[0]
     if all(line.hash is None for _no, line in lines):

@@ -44,7 +44,16 @@ from coreflow_judge.events.models import (
     Trigger,
     TurnStarted,
 )
-from coreflow_judge.events.reader import LineError, dump_line, iter_lines
+from coreflow_judge.events.reader import (
+    ZERO_HASH,
+    ChainBreak,
+    LineError,
+    canonical_dict,
+    chain_hash,
+    dump_line,
+    iter_lines,
+    verify_chain,
+)
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import DomainEventProtocol, EventSourcingError
 from eventsourcing.persistence import (
@@ -87,6 +96,16 @@ class MatchNotFound(StoreError):
     def __init__(self, match_id: str) -> None:
         super().__init__(f"match {match_id!r} is not recorded in the store")
         self.match_id = match_id
+
+
+class CorruptRecord(StoreError):
+    """A stored row does not read back as the line it was: the store was changed outside
+    coreflow (a row edited, swapped or deleted by hand)."""
+
+    def __init__(self, record_id: object, version: int, why: str) -> None:
+        super().__init__(f"the stored line at seq {version} of record {record_id} {why}: "
+                         "the store was changed outside coreflow")
+        self.version = version
 
 
 class LogRejected(StoreError):
@@ -275,11 +294,31 @@ class MatchRecord:
         record.extend([line], timestamp)
         return record
 
+    @property
+    def head_hash(self) -> str:
+        """The chain hash of the last line: the record's receipt. A record kept by an older
+        coreflow without hashes gets the chain computed over its lines."""
+        if not self.lines:
+            return ZERO_HASH
+        last = self.lines[-1].hash
+        if last is not None:
+            return last
+        previous = ZERO_HASH
+        for line in self.lines:
+            previous = chain_hash(previous, line)
+        return previous
+
     def extend(self, lines: Iterable[LogLine], timestamp: datetime | None = None) -> None:
-        """Add pending lines; all are checked before any is taken (all or nothing)."""
+        """Add pending lines; all are checked before any is taken (all or nothing).
+
+        Each line is stored with its chain hash (the log format's chain: sha256 of the
+        previous hash and the line's canonical JSON), computed here from the stored chain,
+        whatever hash the line came with: the store's chain is its own record of what was
+        taken, and an edit of a stored row no longer matches it (``verify``)."""
         when = timestamp or datetime.now(UTC)
         new: list[RecordedLine] = []
         expected = self.version + 1
+        previous = self.head_hash
         for line in lines:
             event_class = _RECORDED_BY_MODEL.get(type(line))
             if event_class is None:
@@ -296,12 +335,13 @@ class MatchRecord:
                     f"match {self.match_id!r}: seq {line.seq} is a {line.type} line; "
                     "a match record has exactly one match_started line, at seq 1"
                 )
+            previous = chain_hash(previous, line)
             new.append(
                 event_class(
                     originator_id=self._id,
                     originator_version=expected,
                     timestamp=when,
-                    line=line,
+                    line=line.model_copy(update={"hash": previous}),
                 )
             )
             expected += 1
@@ -402,11 +442,47 @@ class PydanticMapper(Mapper[UUID]):
             data = self.cipher.decrypt(data)
         if self.compressor:
             data = self.compressor.decompress(data)
-        state = self.transcoder.decode(data)
-        state["originator_id"] = stored_event.originator_id
-        state["originator_version"] = stored_event.originator_version
-        cls: type[RecordedLine] = resolve_topic(stored_event.topic)
-        return cls.model_validate(state)
+        version = stored_event.originator_version
+        try:
+            state = self.transcoder.decode(data)
+            state["originator_id"] = stored_event.originator_id
+            state["originator_version"] = version
+            cls: type[RecordedLine] = resolve_topic(stored_event.topic)
+            event = cls.model_validate(state)
+        except (ValueError, TypeError, KeyError) as exc:  # pydantic's ValidationError too
+            raise CorruptRecord(stored_event.originator_id, version,
+                                f"does not read as a {stored_event.topic.rsplit(':', 1)[-1]}"
+                                f" ({type(exc).__name__})") from None
+        if event.line.seq != version:
+            raise CorruptRecord(stored_event.originator_id, version,
+                                f"carries seq {event.line.seq}")
+        return event
+
+
+class StoredChain:
+    """What :meth:`MatchRecorder.verify_record` found in a match's stored chain."""
+
+    def __init__(self, match_id: str, lines: int, head: str | None, breaks: list[ChainBreak],
+                 unchained: bool = False) -> None:
+        self.match_id = match_id
+        self.lines = lines
+        self.head = head
+        self.breaks = breaks
+        self.unchained = unchained
+        """Recorded by an older coreflow: no stored hash to check."""
+
+    def describe(self) -> str:
+        """One line a judge reads."""
+        if self.unchained:
+            return (f"match {self.match_id!r}: recorded without stored hashes (an older "
+                    "coreflow): nothing to check")
+        if not self.breaks:
+            return (f"match {self.match_id!r}: stored hash chain intact ({self.lines} lines, "
+                    f"head {self.head})")
+        first = self.breaks[0]
+        return (f"match {self.match_id!r}: stored hash chain broken at seq {first.seq}: the "
+                "stored line does not match its stored hash (the record was changed "
+                "outside coreflow)")
 
 
 # --------------------------------------------------------------------- application
@@ -512,13 +588,33 @@ class MatchRecorder(Application[UUID]):
             raise _failed(exc) from exc
 
     def export_jsonl(self, match_id: str) -> str:
-        """The recorded log as JSON Lines with a fresh hash chain (``dump_line``)."""
+        """The recorded log as JSON Lines with the hashes the store keeps: an edit of a
+        stored row shows as a broken chain in the export too (``coreflow verify``). Lines
+        recorded by an older coreflow, which kept no hashes, get a fresh chain."""
         previous: str | None = None
         out: list[str] = []
         for line in self.lines(match_id):
-            text, previous = dump_line(line, previous)
+            if line.hash is None:
+                text, previous = dump_line(line, previous)
+            else:
+                data = canonical_dict(line)
+                data["hash"] = previous = line.hash
+                text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
             out.append(text)
         return "\n".join(out) + "\n"
+
+    def verify_record(self, match_id: str) -> StoredChain:
+        """Check the stored chain of a match: each stored hash against the hash of its
+        stored line and the stored hash before it."""
+        try:
+            lines = self.lines(match_id)
+        except CorruptRecord as exc:
+            return StoredChain(match_id, exc.version, None,
+                               [ChainBreak(exc.version, exc.version, "a readable line", None)])
+        if all(line.hash is None for line in lines):
+            return StoredChain(match_id, len(lines), None, [], unchained=True)
+        head = lines[-1].hash
+        return StoredChain(match_id, len(lines), head, verify_chain(enumerate(lines, 1)))
 
     def _exists(self, record_id: UUID) -> bool:
         try:

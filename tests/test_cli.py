@@ -421,7 +421,8 @@ def test_judge_a_recorded_match_by_its_id(tmp_path: Path) -> None:
     store = str(tmp_path / "coreflow.db")
     sample = ROOT / "fixtures" / "sample-match.jsonl"
     recorded = CliRunner().invoke(app, ["record", str(sample), "--store", store])
-    assert recorded.exit_code == 0 and recorded.output.strip() == "sample-2026-r3-t7"
+    assert recorded.exit_code == 0 and recorded.stdout.strip() == "sample-2026-r3-t7"
+    assert "head hash" in recorded.stderr  # the receipt goes to standard error
     from_store = CliRunner().invoke(app, ["judge", "sample-2026-r3-t7", "--store", store,
                                           "--format", "json"])
     from_file = CliRunner().invoke(app, ["judge", str(sample), "--format", "json"])

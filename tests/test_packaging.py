@@ -167,7 +167,7 @@ def test_a_store_written_under_the_old_module_path_still_reads(tmp_path: Path) -
     cli = CliRunner()
     recorded = cli.invoke(app, ["record", str(SAMPLE), "--store", str(store)])
     assert recorded.exit_code == 0, recorded.output
-    match_id = recorded.output.strip()
+    match_id = recorded.stdout.strip()
     exported = cli.invoke(app, ["log", match_id, "--store", str(store)])
     judged = cli.invoke(app, ["judge", match_id, "--store", str(store), "--format", "json"])
     assert exported.exit_code == 0 and judged.exit_code == 0
