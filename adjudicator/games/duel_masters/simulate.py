@@ -261,7 +261,7 @@ class _Simulator:
         if attack.target != defender:
             return {}
         shields = r.boards[defender].shields or []
-        n = min(attacker.card.breaker, len(shields))
+        n = min(attacker.breaker, len(shields))
         if n == 0:
             return {}
         picked = self.rng.sample(shields, n)  # written always: the faces become known
