@@ -409,6 +409,13 @@ class DuelMastersRules(RulesHooks):
         gear.crossed = c.ref
         c.attached.append(Attachment(gear.ref, gear.card))
 
+    def psychic_options(self, player: str, effect: Effect) -> list[str]:
+        """The psychic creatures of ``player``'s hyperspatial zone a ``hyperspatial`` effect
+        may put into the battle zone (cost ``max_cost`` or less)."""
+        return [f"{player}:{n}" for n in self.boards[player].hyperspatial or []
+                if (d := self.card(n)) is not None
+                and (effect.max_power is None or d.cost <= effect.max_power)]
+
     @staticmethod
     def sba_words(c: Creature) -> str:
         """Why the state-based actions (dm703) destroy ``c``: a GR creature with no aura
@@ -1213,10 +1220,8 @@ class _Resolving:
     def from_hyperspatial(self, player: str, effect: Effect) -> None:
         """One psychic creature of the hyperspatial zone (cost ``max_cost`` or less), chosen
         in ``choices.hyperspatial``, into the battle zone; none legal: nothing (dm101.3)."""
-        b = self.r.boards[player]
-        zone = b.hyperspatial or []
-        legal = [f"{player}:{n}" for n in zone if (d := self.r.card(n)) is not None
-                 and (effect.max_power is None or d.cost <= effect.max_power)]
+        zone = self.r.boards[player].hyperspatial or []
+        legal = self.r.psychic_options(player, effect)
         chosen = self.choices.get("hyperspatial")
         if chosen is None:
             if legal:
