@@ -1041,3 +1041,97 @@ def test_psychic_and_gr_creatures_leave_for_their_zones(pool: list[Log]) -> None
                     moves.add((d["op"], str(zone)))
     assert {("move", "hyperspatial"), ("move", "super_gr"),
             ("destroy", "super_gr")} <= moves, moves
+
+
+# ---------------------------------------------------------------------- cross gear (dm§3.4)
+@pytest.fixture(scope="session")
+def gear_sites(pool: list[Log]) -> dict[str, list[tuple[int, int]]]:
+    """(game, i): 'cross', line i crosses a gear; 'battle', line i resolves a block whose
+    battle has a creature with a gear or an aura giving power; 'left', line i resolves
+    something that takes a creature with a crossed gear out of the battle zone."""
+    out: dict[str, list[tuple[int, int]]] = {"cross": [], "battle": [], "left": []}
+    for g, lines in enumerate(pool):
+        for i, line, flow in replay(lines):
+            if isinstance(line, Request) and line.action == "cross":
+                out["cross"].append((g, i))
+            if not (isinstance(line, Resolve) and line.request in flow.requests):
+                continue
+            plan = planned_effects(flow, line)
+            if any(e["op"] == "uncross" for e in plan):
+                out["left"].append((g, i))
+            battle = next((e for e in plan if e["op"] == "battle"), None)
+            if battle is not None and any(
+                    (c := dm(flow).find(ref)) is not None and any(
+                        a.card.gives and a.card.gives.power for a in c.attached)
+                    for ref in (battle["attacker"], battle["defender"])):
+                out["battle"].append((g, i))
+    return out
+
+
+def test_gears_and_auras_are_played(gear_sites: dict[str, list[tuple[int, int]]]) -> None:
+    assert {k: bool(v) for k, v in gear_sites.items()} == {k: True for k in gear_sites}
+
+
+@SETTINGS
+@given(data=st.data())
+def test_cross_without_paying_its_cross_cost(
+        pool: list[Log], gear_sites: dict[str, list[tuple[int, int]]],
+        data: st.DataObject) -> None:
+    """A cross recorded with no mana tapped: legality.cost-unpaid at that line, the only
+    finding of the line (the cross happens as played)."""
+    g, i = data.draw(st.sampled_from(gear_sites["cross"]))
+    line = pool[g][i]
+    assert isinstance(line, Request)
+    broken = [*pool[g][:i], line.model_copy(update={"choices": {"mana": []}})]
+    report = judge(broken)
+    assert [(f.code, f.seq) for f in report.findings] == [("legality.cost-unpaid", i + 1)]
+    assert "Crossing" in report.findings[0].message
+
+
+@SETTINGS
+@given(data=st.data())
+def test_battle_fought_without_what_a_gear_or_aura_gives(
+        pool: list[Log], gear_sites: dict[str, list[tuple[int, int]]],
+        data: st.DataObject) -> None:
+    """A battle recorded with the powers the creatures would have without their gears and
+    auras: precedence.value-mismatch at that line, its message naming the card that gives
+    the power."""
+    g, i = data.draw(st.sampled_from(gear_sites["battle"]))
+    line = pool[g][i]
+    assert isinstance(line, Resolve)
+    flow = start_flow(pool[g][0])
+    for earlier in pool[g][1:i]:
+        flow.feed(earlier)
+    plan = planned_effects(flow, line)
+    battle = next(e for e in plan if e["op"] == "battle")
+    bare = []
+    for ref, power in zip((battle["attacker"], battle["defender"]), battle["powers"],
+                          strict=True):
+        c = dm(flow).find(ref)
+        assert c is not None
+        bare.append(power - sum(a.card.gives.power for a in c.attached if a.card.gives))
+    claimed = [Effect.model_validate({**e, "powers": bare} if e is battle else e)
+               for e in plan]
+    report = judge([*pool[g][:i], line.model_copy(update={"effects": claimed})])
+    assert [(f.code, f.seq) for f in report.findings] == [("precedence.value-mismatch", i + 1)]
+    assert "crossed)" in report.findings[0].message or "aura)" in report.findings[0].message
+
+
+def test_a_gear_stays_in_the_battle_zone_when_its_creature_leaves(
+        pool: list[Log], gear_sites: dict[str, list[tuple[int, int]]]) -> None:
+    """After the resolution that takes a creature with a crossed gear out of the battle zone,
+    the gear is still in the battle zone, crossed to nothing (docs/decisions.md section 7),
+    and the creature's auras are in the graveyard."""
+    for g, i in gear_sites["left"][:20]:
+        flow = start_flow(pool[g][0])
+        for earlier in pool[g][1:i]:
+            flow.feed(earlier)
+        line = pool[g][i]
+        assert isinstance(line, Resolve)
+        plan = planned_effects(flow, line)
+        flow.feed(line)
+        for e in plan:
+            if e["op"] == "uncross":
+                gear = dm(flow).gear(e["card"])
+                assert gear is not None and gear.crossed is None, e
+                assert dm(flow).find(e["creature"]) is None

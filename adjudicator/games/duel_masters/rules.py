@@ -580,9 +580,10 @@ class DuelMastersRules(RulesHooks):
         """Why tapping ``refs`` does not pay ``cost`` (by default the card's) for ``cdef``
         (dm§2.1), or None."""
         board = self.boards[player]
+        what = cdef.name if cost is None else f"Crossing {cdef.name}"
         cost = cdef.cost if cost is None else cost
         if len(refs) != cost:
-            return f"{cdef.name} costs {cost} mana; {len(refs)} mana card(s) tapped"
+            return f"{what} costs {cost} mana; {len(refs)} mana card(s) tapped"
         picked = self._pick_mana(board, refs)
         if isinstance(picked, str):
             return picked
