@@ -1135,3 +1135,52 @@ def test_a_gear_stays_in_the_battle_zone_when_its_creature_leaves(
                 gear = dm(flow).gear(e["card"])
                 assert gear is not None and gear.crossed is None, e
                 assert dm(flow).find(e["creature"]) is None
+
+
+# ---------------------------------------------------------------------- GR creatures and auras
+def test_gr_creature_without_an_aura_kept_in_play(pool: list[Log]) -> None:
+    """The recorded effects of a resolution keep a GR creature that has no aura on it: the
+    state-based actions destroy it (the seed's rule, dm703); one finding at that line,
+    saying why; a GR creature with an aura is never destroyed for that reason."""
+    done = 0
+    for lines in pool:
+        flow = start_flow(lines[0])
+        for i, line in enumerate(lines[1:], start=1):
+            if not isinstance(line, Resolve):
+                flow.feed(line)
+                continue
+            ours = planned_effects(flow, line)
+            flow.feed(line)
+            sba = [e for e in ours if e.get("reason") == "state" and e.get("to") == "super_gr"]
+            for c in dm(flow).creatures():
+                assert c.card.zone != "super_gr" or c.auras or c.sba_exempt, c.ref
+            if not sba:
+                continue
+            kept = [Effect.model_validate(e) for e in ours if e is not sba[0]]
+            report = judge([*lines[:i], line.model_copy(update={"effects": kept})])
+            assert [(f.code, f.seq) for f in report.findings] == [
+                ("order.state-check-missed", i + 1)]
+            assert "GR creature with no aura" in report.findings[0].message
+            done += 1
+            break
+        if done >= 5:
+            break
+    assert done >= 5, "the pool has GR creatures summoned without an aura"
+
+
+@SETTINGS
+@given(data=st.data())
+def test_aura_put_on_an_opponents_creature(pool: list[Log], data: st.DataObject) -> None:
+    """An aura request naming one of the opponent's creatures: legality.target-invalid at
+    that line, the only finding of the line."""
+    sites = [(g, i, [c.ref for c in dm(flow).creatures() if c.owner != line.player])
+             for g, lines in enumerate(pool[:60]) for i, line, flow in replay(lines)
+             if isinstance(line, Request) and line.action == "aura" and line.targets]
+    sites = [s for s in sites if s[2]]
+    assert sites, "the pool puts auras on creatures while the opponent has some"
+    g, i, foes = data.draw(st.sampled_from(sites))
+    line = pool[g][i]
+    assert isinstance(line, Request)
+    broken = [*pool[g][:i], line.model_copy(update={"targets": [foes[0]]})]
+    report = judge(broken)
+    assert [(f.code, f.seq) for f in report.findings] == [("legality.target-invalid", i + 1)]
