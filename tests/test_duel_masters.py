@@ -1184,3 +1184,25 @@ def test_aura_put_on_an_opponents_creature(pool: list[Log], data: st.DataObject)
     broken = [*pool[g][:i], line.model_copy(update={"targets": [foes[0]]})]
     report = judge(broken)
     assert [(f.code, f.seq) for f in report.findings] == [("legality.target-invalid", i + 1)]
+
+
+def test_a_log_without_the_extra_zones_warns_where_it_needs_them(pool: list[Log]) -> None:
+    """The same games with the header's hyperspatial and super_gr left out: a GR summon or
+    a hyperspatial effect cannot be judged there; the judge warns (log.hidden-info) at the
+    first such line, and reports no error before it."""
+    warned = 0
+    for lines in pool[:40]:
+        header = lines[0]
+        assert isinstance(header, MatchStarted)
+        bare = [header.model_copy(update={"hyperspatial": None, "super_gr": None}), *lines[1:]]
+        needs = [i for i, line, flow in replay(lines) if isinstance(line, Resolve)
+                 and line.request in flow.requests and any(
+                     e["op"] == "move" and e.get("from") in ("hyperspatial", "super_gr")
+                     for e in planned_effects(flow, line))]
+        if not needs:
+            continue
+        report = judge(bare[:needs[0] + 1])
+        assert [(f.code, f.seq, f.severity) for f in report.findings] == [
+            ("log.hidden-info", needs[0] + 1, "warning")], report.findings
+        warned += 1
+    assert warned >= 5

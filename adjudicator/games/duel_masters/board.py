@@ -116,12 +116,14 @@ class Board:
         creature to the hyperspatial zone, a GR creature to the bottom of the super GR zone
         (docs/decisions.md section 7), any other card to ``zone`` (the caller puts it
         there). Returns the zone it went to."""
-        if card.zone == "hyperspatial" and self.hyperspatial is not None:
-            self.hyperspatial.append(name)
+        if card.zone == "hyperspatial":
+            if self.hyperspatial is not None:  # None: the header does not give the zone
+                self.hyperspatial.append(name)
             return "hyperspatial"
-        if card.zone == "super_gr" and self.super_gr is not None:
-            self.super_gr.append(name)
-            self.gr_shown.append(name)
+        if card.zone == "super_gr":
+            if self.super_gr is not None:
+                self.super_gr.append(name)
+                self.gr_shown.append(name)
             return "super_gr"
         return zone
 

@@ -1133,6 +1133,12 @@ class _Resolving:
         """The battles fought (attacker, defender), with their powers' computation."""
         self.battle_steps: list[str] = []
         self.override_notes: list[str] = []
+        self.unknown_zones: set[tuple[str, str]] = set()
+        """(player, zone) whose contents the header does not give, met in this resolution:
+        the creatures the recorded effects move out of them are taken as played."""
+        self.unseen_aura: tuple[str, CardDef] | None = None
+        """An aura that GR summons from such a zone: it is put on the creature the recorded
+        effects show entering."""
         """Card over rule overrides (dm101.1) that decided part of this resolution."""
 
     def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
@@ -1206,6 +1212,14 @@ class _Resolving:
         """GR summon: the top card of the super GR zone into the battle zone (a summon:
         summoning sickness, "when it enters"); an empty zone summons nothing (dm101.3)."""
         b = self.r.boards[player]
+        if b.super_gr is None:
+            self.rep("log.hidden-info", "dm§2.1",
+                     f"The header gives no super GR zone for {player} (field super_gr): the "
+                     "GR summon cannot be judged: the creature the recorded effects (resolve."
+                     "effects) show entering is taken as played, none without them.",
+                     severity="warning")
+            self.unknown_zones.add((player, "super_gr"))
+            return None
         if not b.super_gr:
             self.begin("gr_summon", f"{player}'s super GR zone is empty: nothing is summoned")
             return None
@@ -1221,6 +1235,14 @@ class _Resolving:
     def from_hyperspatial(self, player: str, effect: Effect) -> None:
         """One psychic creature of the hyperspatial zone (cost ``max_cost`` or less), chosen
         in ``choices.hyperspatial``, into the battle zone; none legal: nothing (dm101.3)."""
+        if self.r.boards[player].hyperspatial is None:
+            self.rep("log.hidden-info", "dm§2.1",
+                     f"The header gives no hyperspatial zone for {player} (field "
+                     "hyperspatial): the psychic creature put into the battle zone cannot be "
+                     "judged: the one the recorded effects (resolve.effects) show entering is "
+                     "taken as played, none without them.", severity="warning")
+            self.unknown_zones.add((player, "hyperspatial"))
+            return
         zone = self.r.boards[player].hyperspatial or []
         legal = self.r.psychic_options(player, effect)
         chosen = self.choices.get("hyperspatial")
@@ -1286,6 +1308,8 @@ class _Resolving:
             c = self.gr_summon(player)
         elif len(self.req.targets) == 1:
             c = self.r.find(self.req.targets[0])
+        if c is None and (player, "super_gr") in self.unknown_zones:
+            self.unseen_aura = (ref, cdef)  # on the creature the recorded effects show
         if c is None or c.owner != player:
             self.r.boards[player].graveyard.append(card)
             self.begin("aura", f"{cdef.name} has no creature to be put on")
@@ -1859,6 +1883,8 @@ class _Resolving:
         """Compare the effects the log claims with the planned ones (one matcher,
         :func:`~adjudicator.claims.compare`), report the departure, and follow the game as
         played for creatures leaving or staying in the battle zone."""
+        if self.unknown_zones and self._enter_from_unknown_zones(claimed):
+            planned = list(self.effects)
         diff = compare(planned, claimed)
         if not diff:
             return
@@ -1891,6 +1917,34 @@ class _Resolving:
                      f"The recorded effects of {self.req.action.name} differ from the "
                      f"rules'.{why}", expected=unmatched or None, actual=extra or None)
         self._follow_the_log(unmatched, extra)
+
+    def _enter_from_unknown_zones(self, claimed: list[dict[str, Any]]) -> bool:
+        """Creatures the recorded effects move into the battle zone from a zone the header
+        does not give (warned about already): taken as played, an aura that GR summoned put
+        on its creature, then the state-based actions. True if one entered."""
+        entered = False
+        for t in claimed:
+            ref, source = t.get("card"), t.get("from")
+            parts = split_ref(ref) if isinstance(ref, str) else None
+            if t.get("op") != "move" or t.get("to") != "battle" or parts is None or \
+                    (parts[0], source) not in self.unknown_zones:
+                continue
+            cdef = self.r.card(parts[1])
+            if cdef is None or not cdef.creature or cdef.zone != source or \
+                    self.r.find(str(ref)) is not None:
+                continue
+            c = self.enter(parts[0], parts[1], cdef, str(source))
+            entered = True
+            if self.unseen_aura is not None and source == "super_gr":
+                aura, adef = self.unseen_aura
+                self.unseen_aura = None
+                self.effects = [e for e in self.effects if e.get("card") != aura]
+                self.r.boards[parts[0]].take_back(card_of(aura))
+                c.attached.append(Attachment(aura, adef))
+                self.emit(op="attach", card=aura, creature=c.ref)
+        if entered:
+            self.state_based_actions()
+        return entered
 
     def _value_mismatch(self, unmatched: list[dict[str, Any]],
                         extra: list[dict[str, Any]]) -> bool:
