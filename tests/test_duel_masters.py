@@ -447,10 +447,13 @@ GARBAGE_CHOICES: list[dict[str, object]] = [
     {"shields": ["bob:?"]}, {"shields": "bob:x"}, {"shields": [1, 2]}, {"shields": []},
     {"use": True}, {"use": "yes", "targets": "bob"}, {"targets": [None]},
     {"targets": ["alice:?", "bob:?"]}, {"targets": {"a": 1}},
+    {"hyperspatial": "bob:psyche#1"}, {"hyperspatial": ["alice:psyche#1"]},
+    {"hyperspatial": "alice:nothing#3"}, {"mana": ["alice:sunblade#1"]},
 ]
 GARBAGE_TARGETS = [[], ["bob"], ["alice"], ["alice:scout#1"], ["bob:?"], ["r1"], ["x", "y"]]
 GARBAGE_KEYS = [[], ["alice:?"], ["bob:scout#1"], ["scout#1"], ["alice:nothing#9"],
-                ["alice:scout#1", "alice:scout#2"], ["alice:"]]
+                ["alice:scout#1", "alice:scout#2"], ["alice:"], ["alice:sunblade#1"],
+                ["alice:grunt#1"], ["bob:mantle#2"]]
 GARBAGE_EFFECTS: list[list[dict[str, object]]] = [
     [{"op": "destroy"}], [{"op": "destroy", "card": "bob:scout#1"}],
     [{"op": "move", "card": "alice:scout#1", "from": "battle", "to": "hand"}],
@@ -1206,3 +1209,40 @@ def test_a_log_without_the_extra_zones_warns_where_it_needs_them(pool: list[Log]
             ("log.hidden-info", needs[0] + 1, "warning")], report.findings
         warned += 1
     assert warned >= 5
+
+
+def test_gear_aura_and_zone_definitions_are_checked() -> None:
+    from coreflow_judge.adjudicator.games.duel_masters.cards import CardListError, parse_cards
+
+    cards = parse_cards({k: sample_cards()[k] for k in ("galewings", "mantle", "grbot",
+                                                        "riftcall")}, ("unblockable",))
+    wings = cards["galewings"]
+    assert wings.cross_cost == 1 and wings.gives is not None \
+        and wings.gives.flags == {"speed_attacker"} and wings.gives.power == 1000
+    assert cards["mantle"].gr_summon and cards["grbot"].zone == "super_gr"
+    assert cards["riftcall"].effects("spell")[0].describe() == (
+        "put a psychic creature of cost 5 or less from the hyperspatial zone into the battle "
+        "zone")
+    gear = {"type": "cross_gear", "civ": "fire", "cost": 1, "gives": {"power": 1000}}
+    for bad, word in (
+            ({**gear, "gives": {"flying": True}}, "gives: unknown field(s) flying"),
+            ({**gear, "gives": {"blocker": "yes"}}, "gives.blocker: expected true"),
+            ({**gear, "gives": {"breaker": 0}}, "gives.breaker: expected a whole number"),
+            ({**gear, "gives": 3}, "gives: expected an object"),
+            ({k: v for k, v in gear.items() if k != "gives"}, "gives: a cross_gear says"),
+            ({**gear, "cross_cost": -1}, "cross_cost: expected a whole number"),
+            ({**gear, "gr_summon": True}, "gr_summon: not a field of a cross_gear"),
+            ({**gear, "spell": [{"draw": 1}]}, "spell: only a spell"),
+            ({**gear, "type": "aura", "cross_cost": 1}, "cross_cost: not a field of a aura"),
+            ({"type": "spell", "civ": "fire", "cost": 1, "zone": "super_gr"},
+             "zone: only a creature starts outside the deck"),
+            ({"type": "creature", "civ": "fire", "cost": 1, "zone": "graveyard"},
+             "zone: only a creature starts outside the deck"),
+            ({"type": "spell", "civ": "fire", "cost": 1, "spell": [{"hyperspatial": 5}]},
+             "hyperspatial: expected true or {max_cost: n}"),
+            ({"type": "spell", "civ": "fire", "cost": 1, "spell": [{"gr_summon": 0}]},
+             "gr_summon: expected a whole number >= 1"),
+            ({"type": "creature", "civ": "fire", "cost": 1, "gives": {}},
+             "gives: not a field of a creature")):
+        with pytest.raises(CardListError, match=re.escape(word)):
+            parse_cards({"x": bad})
