@@ -59,6 +59,10 @@ class MatchStarted(_Line):
     decks: dict[PlayerId, list[str]] | None = None
     deck_sizes: dict[PlayerId, Annotated[Count, Field(ge=0)]] | None = None
     cards: dict[str, Any] | list[Any] | None = None
+    hyperspatial: dict[PlayerId, list[str]] | None = None
+    """Duel Masters: each player's hyperspatial zone (public), card ids."""
+    super_gr: dict[PlayerId, list[str]] | None = None
+    """Duel Masters: each player's super GR zone (hidden), card ids, top first."""
     event: EventInfo | None = None
     log_format: Literal[1]
 

@@ -72,6 +72,15 @@ def planned_effects(flow: CoreFlow, line: Resolve) -> list[dict[str, Any]]:
     return dm(flow).plan_resolution(flow, req, line.choices, line.seq).effects
 
 
+def recorded_result(end: GameEnded) -> dict[str, Any]:
+    """The result a game_ended line records, as the report gives it (a draw names no
+    winner)."""
+    out: dict[str, Any] = {"result": end.result, "winner": end.winner, "reason": end.reason}
+    if end.winner is None:
+        del out["winner"]
+    return out
+
+
 def assert_first_error(lines: Log, code: str, seq: int) -> None:
     found = errors(judge(lines))
     assert found, f"expected {code} at line {seq}; nothing reported"
@@ -98,8 +107,7 @@ def test_simulated_games_judge_clean_and_end_as_recorded(pool: list[Log]) -> Non
         assert report.findings == [], [f.as_dict() for f in report.findings[:3]]
         end = lines[-1]
         assert isinstance(end, GameEnded), "every simulated game is played to its end"
-        assert report.result == {"result": end.result, "winner": end.winner,
-                                 "reason": end.reason}
+        assert report.result == recorded_result(end)
         reasons.add(end.reason)
     assert reasons == {"direct_attack", "deck_out", "special_win", "special_loss"}
 
@@ -169,7 +177,7 @@ def test_games_logged_without_the_decks_get_no_error(pool: list[Log], seed: int)
     assert errors(report) == []
     end = lines[-1]
     assert isinstance(end, GameEnded)
-    assert report.result == {"result": end.result, "winner": end.winner, "reason": end.reason}
+    assert report.result == recorded_result(end)
     unsized = judge(hide(lines, sizes=False))
     assert errors(unsized) == []
     assert {f.code for f in unsized.findings} <= {"log.hidden-info"}
@@ -439,10 +447,13 @@ GARBAGE_CHOICES: list[dict[str, object]] = [
     {"shields": ["bob:?"]}, {"shields": "bob:x"}, {"shields": [1, 2]}, {"shields": []},
     {"use": True}, {"use": "yes", "targets": "bob"}, {"targets": [None]},
     {"targets": ["alice:?", "bob:?"]}, {"targets": {"a": 1}},
+    {"hyperspatial": "bob:psyche#1"}, {"hyperspatial": ["alice:psyche#1"]},
+    {"hyperspatial": "alice:nothing#3"}, {"mana": ["alice:sunblade#1"]},
 ]
 GARBAGE_TARGETS = [[], ["bob"], ["alice"], ["alice:scout#1"], ["bob:?"], ["r1"], ["x", "y"]]
 GARBAGE_KEYS = [[], ["alice:?"], ["bob:scout#1"], ["scout#1"], ["alice:nothing#9"],
-                ["alice:scout#1", "alice:scout#2"], ["alice:"]]
+                ["alice:scout#1", "alice:scout#2"], ["alice:"], ["alice:sunblade#1"],
+                ["alice:grunt#1"], ["bob:mantle#2"]]
 GARBAGE_EFFECTS: list[list[dict[str, object]]] = [
     [{"op": "destroy"}], [{"op": "destroy", "card": "bob:scout#1"}],
     [{"op": "move", "card": "alice:scout#1", "from": "battle", "to": "hand"}],
@@ -875,7 +886,8 @@ def test_without_its_keyword_the_rule_decides(
     """The same game with the keyword struck from the card's definition: where the text
     allowed what the rule forbids (a tapped creature blocks, an untapped one is
     attacked), the rule now decides, at that line."""
-    for g, i, _ in override_sites[keyword][:3]:
+    first = {g: (g, i, ref) for g, i, ref in reversed(override_sites[keyword])}
+    for g, i, _ in list(first.values())[:3]:  # the first site of a game: nothing before it
         header = pool[g][0]
         assert isinstance(header, MatchStarted) and isinstance(header.cards, dict)
         cards = {k: {f: v for f, v in d.items() if f != keyword}
@@ -967,3 +979,270 @@ def test_game_end_effects_are_checked() -> None:
                       ({"lose": 3}, "expected true or")):
         with pytest.raises(CardListError, match=word):
             parse_cards({"x": {**spell, "spell": [bad]}})
+
+
+# ---------------------------------------------------------------------- extra zones (dm§2.1)
+def test_the_extra_zones_are_read_from_the_header_and_checked() -> None:
+    """The header's hyperspatial and super_gr: psychic and GR creatures of its cards, each
+    named once, of the match's players; neither kind is ever in a deck. A header that
+    breaks this stops the judge with the field named."""
+    header, started = simulate_game(1, max_lines=3)[:2]
+    assert isinstance(header, MatchStarted) and header.decks and header.super_gr
+    flow = start_flow(header)
+    flow.feed(started)
+    b = dm(flow).boards["alice"]
+    assert b.hyperspatial == header.hyperspatial["alice"]  # type: ignore[index]
+    assert b.super_gr == header.super_gr["alice"]
+    for update, field, words in (
+            ({"hyperspatial": {"carol": ["psyche#1"]}}, "hyperspatial", "not a player"),
+            ({"hyperspatial": {"alice": ["grunt#1"]}}, "hyperspatial",
+             "hyperspatial.alice[0]: 'grunt#1' (Gear Grunt) is not a psychic creature"),
+            ({"super_gr": {"bob": ["grunt#1", "grunt#1"]}}, "super_gr", "named twice"),
+            ({"super_gr": {"bob": ["nothing#1"]}}, "super_gr", "names no card"),
+            ({"decks": {**header.decks, "bob": ["psyche#2", *header.decks["bob"]]}}, "decks",
+             "decks.bob[0]: 'psyche#2' (Rift Psyche) starts in the hyperspatial zone")):
+        with pytest.raises(JudgeInputError) as err:
+            start_flow(header.model_copy(update=update))
+        assert err.value.field == field and words in str(err.value), str(err.value)
+
+
+def test_the_board_shows_the_hyperspatial_zone_and_counts_the_super_gr_zone(
+        pool: list[Log]) -> None:
+    """The hyperspatial zone is public: the board lists its cards. The super GR zone is
+    hidden: the board gives its count, and only the cards the log showed going in (a GR
+    creature that left the battle zone, at the bottom)."""
+    shown = 0
+    for lines in pool[:40]:
+        flow = start_flow(lines[0])
+        for line in lines[1:]:
+            flow.feed(line)
+            for p, zones in dm(flow).board(flow)["players"].items():
+                b = dm(flow).boards[p]
+                assert zones["hyperspatial"] == b.hyperspatial
+                assert zones["super_gr_count"] == len(b.super_gr or [])
+                assert "super_gr" not in zones
+                assert zones["super_gr_known"] == b.gr_shown
+                assert set(b.gr_shown) <= set(b.super_gr or [])
+                shown += bool(b.gr_shown)
+    assert shown, "GR creatures went back to the super GR zone in the pool"
+
+
+def test_psychic_and_gr_creatures_leave_for_their_zones(pool: list[Log]) -> None:
+    """A psychic creature put into the battle zone comes from the hyperspatial zone and goes
+    back there; a GR creature comes from the top of the super GR zone and goes to its
+    bottom, never to the graveyard or the hand."""
+    moves: set[tuple[str, str]] = set()
+    for lines in pool:
+        for line in lines:
+            for e in line.effects or [] if isinstance(line, Resolve) else []:
+                d = e.model_dump()
+                zone = d.get("to") if d.get("from") in ("battle", None) else d.get("from")
+                name = str(d.get("card", "")).partition(":")[2].partition("#")[0]
+                kind = sample_cards().get(name, {}).get("zone")
+                if kind in ("hyperspatial", "super_gr") and d["op"] in ("move", "destroy"):
+                    assert zone in (kind, "battle", None), d
+                    moves.add((d["op"], str(zone)))
+    assert {("move", "hyperspatial"), ("move", "super_gr"),
+            ("destroy", "super_gr")} <= moves, moves
+
+
+# ---------------------------------------------------------------------- cross gear (dm§3.4)
+@pytest.fixture(scope="session")
+def gear_sites(pool: list[Log]) -> dict[str, list[tuple[int, int]]]:
+    """(game, i): 'cross', line i crosses a gear; 'battle', line i resolves a block whose
+    battle has a creature with a gear or an aura giving power; 'left', line i resolves
+    something that takes a creature with a crossed gear out of the battle zone."""
+    out: dict[str, list[tuple[int, int]]] = {"cross": [], "battle": [], "left": []}
+    for g, lines in enumerate(pool):
+        for i, line, flow in replay(lines):
+            if isinstance(line, Request) and line.action == "cross":
+                out["cross"].append((g, i))
+            if not (isinstance(line, Resolve) and line.request in flow.requests):
+                continue
+            plan = planned_effects(flow, line)
+            if any(e["op"] == "uncross" for e in plan):
+                out["left"].append((g, i))
+            battle = next((e for e in plan if e["op"] == "battle"), None)
+            if battle is not None and any(
+                    (c := dm(flow).find(ref)) is not None and any(
+                        a.card.gives and a.card.gives.power for a in c.attached)
+                    for ref in (battle["attacker"], battle["defender"])):
+                out["battle"].append((g, i))
+    return out
+
+
+def test_gears_and_auras_are_played(gear_sites: dict[str, list[tuple[int, int]]]) -> None:
+    assert {k: bool(v) for k, v in gear_sites.items()} == {k: True for k in gear_sites}
+
+
+@SETTINGS
+@given(data=st.data())
+def test_cross_without_paying_its_cross_cost(
+        pool: list[Log], gear_sites: dict[str, list[tuple[int, int]]],
+        data: st.DataObject) -> None:
+    """A cross recorded with no mana tapped: legality.cost-unpaid at that line, the only
+    finding of the line (the cross happens as played)."""
+    g, i = data.draw(st.sampled_from(gear_sites["cross"]))
+    line = pool[g][i]
+    assert isinstance(line, Request)
+    broken = [*pool[g][:i], line.model_copy(update={"choices": {"mana": []}})]
+    report = judge(broken)
+    assert [(f.code, f.seq) for f in report.findings] == [("legality.cost-unpaid", i + 1)]
+    assert "Crossing" in report.findings[0].message
+
+
+@SETTINGS
+@given(data=st.data())
+def test_battle_fought_without_what_a_gear_or_aura_gives(
+        pool: list[Log], gear_sites: dict[str, list[tuple[int, int]]],
+        data: st.DataObject) -> None:
+    """A battle recorded with the powers the creatures would have without their gears and
+    auras: precedence.value-mismatch at that line, its message naming the card that gives
+    the power."""
+    g, i = data.draw(st.sampled_from(gear_sites["battle"]))
+    line = pool[g][i]
+    assert isinstance(line, Resolve)
+    flow = start_flow(pool[g][0])
+    for earlier in pool[g][1:i]:
+        flow.feed(earlier)
+    plan = planned_effects(flow, line)
+    battle = next(e for e in plan if e["op"] == "battle")
+    bare = []
+    for ref, power in zip((battle["attacker"], battle["defender"]), battle["powers"],
+                          strict=True):
+        c = dm(flow).find(ref)
+        assert c is not None
+        bare.append(power - sum(a.card.gives.power for a in c.attached if a.card.gives))
+    claimed = [Effect.model_validate({**e, "powers": bare} if e is battle else e)
+               for e in plan]
+    report = judge([*pool[g][:i], line.model_copy(update={"effects": claimed})])
+    assert [(f.code, f.seq) for f in report.findings] == [("precedence.value-mismatch", i + 1)]
+    assert "crossed)" in report.findings[0].message or "aura)" in report.findings[0].message
+
+
+def test_a_gear_stays_in_the_battle_zone_when_its_creature_leaves(
+        pool: list[Log], gear_sites: dict[str, list[tuple[int, int]]]) -> None:
+    """After the resolution that takes a creature with a crossed gear out of the battle zone,
+    the gear is still in the battle zone, crossed to nothing (docs/decisions.md section 7),
+    and the creature's auras are in the graveyard."""
+    for g, i in gear_sites["left"][:20]:
+        flow = start_flow(pool[g][0])
+        for earlier in pool[g][1:i]:
+            flow.feed(earlier)
+        line = pool[g][i]
+        assert isinstance(line, Resolve)
+        plan = planned_effects(flow, line)
+        flow.feed(line)
+        for e in plan:
+            if e["op"] == "uncross":
+                gear = dm(flow).gear(e["card"])
+                assert gear is not None and gear.crossed is None, e
+                assert dm(flow).find(e["creature"]) is None
+
+
+# ---------------------------------------------------------------------- GR creatures and auras
+def test_gr_creature_without_an_aura_kept_in_play(pool: list[Log]) -> None:
+    """The recorded effects of a resolution keep a GR creature that has no aura on it: the
+    state-based actions destroy it (the seed's rule, dm703); one finding at that line,
+    saying why; a GR creature with an aura is never destroyed for that reason."""
+    done = 0
+    for lines in pool:
+        flow = start_flow(lines[0])
+        for i, line in enumerate(lines[1:], start=1):
+            if not isinstance(line, Resolve):
+                flow.feed(line)
+                continue
+            ours = planned_effects(flow, line)
+            flow.feed(line)
+            sba = [e for e in ours if e.get("reason") == "state" and e.get("to") == "super_gr"]
+            for c in dm(flow).creatures():
+                assert c.card.zone != "super_gr" or c.auras or c.sba_exempt, c.ref
+            if not sba:
+                continue
+            kept = [Effect.model_validate(e) for e in ours if e is not sba[0]]
+            report = judge([*lines[:i], line.model_copy(update={"effects": kept})])
+            assert [(f.code, f.seq) for f in report.findings] == [
+                ("order.state-check-missed", i + 1)]
+            assert "GR creature with no aura" in report.findings[0].message
+            done += 1
+            break
+        if done >= 5:
+            break
+    assert done >= 5, "the pool has GR creatures summoned without an aura"
+
+
+@SETTINGS
+@given(data=st.data())
+def test_aura_put_on_an_opponents_creature(pool: list[Log], data: st.DataObject) -> None:
+    """An aura request naming one of the opponent's creatures: legality.target-invalid at
+    that line, the only finding of the line."""
+    sites = [(g, i, [c.ref for c in dm(flow).creatures() if c.owner != line.player])
+             for g, lines in enumerate(pool[:60]) for i, line, flow in replay(lines)
+             if isinstance(line, Request) and line.action == "aura" and line.targets]
+    sites = [s for s in sites if s[2]]
+    assert sites, "the pool puts auras on creatures while the opponent has some"
+    g, i, foes = data.draw(st.sampled_from(sites))
+    line = pool[g][i]
+    assert isinstance(line, Request)
+    broken = [*pool[g][:i], line.model_copy(update={"targets": [foes[0]]})]
+    report = judge(broken)
+    assert [(f.code, f.seq) for f in report.findings] == [("legality.target-invalid", i + 1)]
+
+
+def test_a_log_without_the_extra_zones_warns_where_it_needs_them(pool: list[Log]) -> None:
+    """The same games with the header's hyperspatial and super_gr left out: a GR summon or
+    a hyperspatial effect cannot be judged there; the judge warns (log.hidden-info) at the
+    first such line, and reports no error before it."""
+    warned = 0
+    for lines in pool[:40]:
+        header = lines[0]
+        assert isinstance(header, MatchStarted)
+        bare = [header.model_copy(update={"hyperspatial": None, "super_gr": None}), *lines[1:]]
+        needs = [i for i, line, flow in replay(lines) if isinstance(line, Resolve)
+                 and line.request in flow.requests and any(
+                     e["op"] == "move" and e.get("from") in ("hyperspatial", "super_gr")
+                     for e in planned_effects(flow, line))]
+        if not needs:
+            continue
+        report = judge(bare[:needs[0] + 1])
+        assert [(f.code, f.seq, f.severity) for f in report.findings] == [
+            ("log.hidden-info", needs[0] + 1, "warning")], report.findings
+        warned += 1
+    assert warned >= 5
+
+
+def test_gear_aura_and_zone_definitions_are_checked() -> None:
+    from coreflow_judge.adjudicator.games.duel_masters.cards import CardListError, parse_cards
+
+    cards = parse_cards({k: sample_cards()[k] for k in ("galewings", "mantle", "grbot",
+                                                        "riftcall")}, ("unblockable",))
+    wings = cards["galewings"]
+    assert wings.cross_cost == 1 and wings.gives is not None \
+        and wings.gives.flags == {"speed_attacker"} and wings.gives.power == 1000
+    assert cards["mantle"].gr_summon and cards["grbot"].zone == "super_gr"
+    assert cards["riftcall"].effects("spell")[0].describe() == (
+        "put a psychic creature of cost 5 or less from the hyperspatial zone into the battle "
+        "zone")
+    gear = {"type": "cross_gear", "civ": "fire", "cost": 1, "gives": {"power": 1000}}
+    for bad, word in (
+            ({**gear, "gives": {"flying": True}}, "gives: unknown field(s) flying"),
+            ({**gear, "gives": {"blocker": "yes"}}, "gives.blocker: expected true"),
+            ({**gear, "gives": {"breaker": 0}}, "gives.breaker: expected a whole number"),
+            ({**gear, "gives": 3}, "gives: expected an object"),
+            ({k: v for k, v in gear.items() if k != "gives"}, "gives: a cross_gear says"),
+            ({**gear, "cross_cost": -1}, "cross_cost: expected a whole number"),
+            ({**gear, "gr_summon": True}, "gr_summon: not a field of a cross_gear"),
+            ({**gear, "spell": [{"draw": 1}]}, "spell: only a spell"),
+            ({**gear, "type": "aura", "cross_cost": 1}, "cross_cost: not a field of a aura"),
+            ({"type": "spell", "civ": "fire", "cost": 1, "zone": "super_gr"},
+             "zone: only a creature starts outside the deck"),
+            ({"type": "creature", "civ": "fire", "cost": 1, "zone": "graveyard"},
+             "zone: only a creature starts outside the deck"),
+            ({"type": "spell", "civ": "fire", "cost": 1, "spell": [{"hyperspatial": 5}]},
+             "hyperspatial: expected true or {max_cost: n}"),
+            ({"type": "spell", "civ": "fire", "cost": 1, "spell": [{"gr_summon": 0}]},
+             "gr_summon: expected a whole number >= 1"),
+            ({"type": "creature", "civ": "fire", "cost": 1, "gives": {}},
+             "gives: not a field of a creature")):
+        with pytest.raises(CardListError, match=re.escape(word)):
+            parse_cards({"x": bad})

@@ -26,8 +26,17 @@ opponent's turns"), and a spell's ``spell``: each a list of effects, one key eac
 ``{"draw": n}``, ``{"mana": n}``, ``{"shield": n}``, ``{"destroy": {"max_power": n}}``,
 ``{"bounce": {"max_power": n}}``, ``{"tap": 1}``, ``{"power": ±n}`` (or ``{"power": {"amount": ±n,
 "until": ...}}``, :data:`DURATIONS`), and the special wins and
-losses ``{"win": ...}``, ``{"lose": ...}`` (:data:`GAME_ENDS`). At most one effect of an
-ability targets (destroy, bounce, tap, power).
+losses ``{"win": ...}``, ``{"lose": ...}`` (:data:`GAME_ENDS`), and the moves from the
+extra zones ``{"gr_summon": n}``, ``{"hyperspatial": {"max_cost": n}}`` (:data:`ZONE_MOVES`).
+At most one effect of an ability targets (destroy, bounce, tap, power).
+
+The extra zones (dm§2.1): a creature with ``"zone": "hyperspatial"`` (a psychic creature)
+starts in its owner's hyperspatial zone, one with ``"zone": "super_gr"`` (a GR creature) in
+the super GR zone (the header's ``hyperspatial`` / ``super_gr``); neither is ever in a deck.
+Two more card types are put on creatures: ``cross_gear`` (generated into the battle zone,
+then crossed to a creature for ``cross_cost``, dm§3.4) and ``aura`` (put on a creature;
+``"gr_summon": true``: it GR summons and is put on that creature). What they give the
+creature they are on is ``gives``: ``{"power": n, "breaker": n, <flag>: true}``.
 """
 
 from __future__ import annotations
@@ -58,6 +67,16 @@ DURATIONS = ("end_of_turn", "start_of_your_next_turn", "while_in_battle_zone")
 """How long a power change lasts: until the end of the turn (the default, dm§3.6), until the
 start of its controller's next turn, or while the creature whose ability made it is in the
 battle zone (card text, dm101.1)."""
+ZONE_MOVES = ("gr_summon", "hyperspatial")
+"""Effects that put a creature into the battle zone from an extra zone: ``gr_summon`` n (the
+top card of the super GR zone, n times) and ``hyperspatial`` (one psychic creature of the
+hyperspatial zone, ``max_cost`` n or less, chosen in ``choices.hyperspatial``)."""
+TYPES = ("creature", "spell", "cross_gear", "aura")
+ATTACHED = ("cross_gear", "aura")
+"""Card types put on a creature: what they give it is their ``gives``."""
+ZONES = ("hyperspatial", "super_gr")
+"""Where a creature that is not in a deck starts (dm§2.1): the hyperspatial zone (public)
+or the super GR zone (hidden)."""
 WHO = ("you", "opponent", "each")
 CONDITIONS = ("min_creatures", "max_shields")
 
@@ -73,6 +92,7 @@ class Effect:
     kind: str
     amount: int = 1
     max_power: int | None = None
+    """destroy / bounce: the highest power it may choose; hyperspatial: the highest cost."""
     who: str = "you"
     """win / lose: whom the effect names (you, opponent, each)."""
     condition: tuple[str, int] | None = None
@@ -97,8 +117,28 @@ class Effect:
             return f"{self.kind} {self.amount}"
         if self.kind == "power":
             return f"power {self.amount:+d} {duration_words(self.until)}"
+        if self.kind == "gr_summon":
+            return f"GR summon {self.amount}"
+        if self.kind == "hyperspatial":
+            limit = f" of cost {self.max_power} or less" if self.max_power is not None else ""
+            return f"put a psychic creature{limit} from the hyperspatial zone into the battle zone"
         limit = f" (power {self.max_power} or less)" if self.max_power is not None else ""
         return f"{self.kind} one creature{limit}"
+
+
+@dataclass(frozen=True, slots=True)
+class Gives:
+    """What a cross gear or an aura gives the creature it is on: power, a breaker count
+    (the higher of the creature's and this), and flags (blocker, speed attacker, ...)."""
+
+    power: int = 0
+    breaker: int = 0
+    flags: frozenset[str] = frozenset()
+
+    def describe(self) -> str:
+        bits = [f"power {self.power:+d}"] if self.power else []
+        bits += [f"breaker {self.breaker}"] if self.breaker else []
+        return ", ".join(bits + sorted(self.flags)) or "nothing"
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +158,23 @@ class CardDef:
     hooks: dict[str, tuple[Effect, ...]] = field(default_factory=dict, compare=False,
                                                   hash=False)
     instead_of_destroy: str | None = None
+    zone: str = "deck"
+    """Where the card starts: ``deck``, ``hyperspatial`` or ``super_gr`` (:data:`ZONES`)."""
+    gives: Gives | None = None
+    """A cross gear's or an aura's gift to the creature it is on."""
+    cross_cost: int = 0
+    """A cross gear: the mana its cross costs (its cost unless the card says)."""
+    gr_summon: bool = False
+    """An aura that GR summons and is put on that creature."""
 
     @property
     def creature(self) -> bool:
         return self.type == "creature"
+
+    @property
+    def attached(self) -> bool:
+        """A card put on a creature (cross gear, aura)."""
+        return self.type in ATTACHED
 
     @property
     def multicolour(self) -> bool:
@@ -192,8 +245,16 @@ def _effect(where: str, raw: Any) -> Effect:
         raise CardListError(f"{where}.{kind}: expected true or {{max_power: n}}, got {value!r}")
     if kind in GAME_ENDS:
         return _game_end(f"{where}.{kind}", kind, value)
+    if kind == "gr_summon":
+        return Effect(kind, _int(f"{where}.{kind}", value, 1))
+    if kind == "hyperspatial":
+        if value is True:
+            return Effect(kind)
+        if isinstance(value, dict) and set(value) == {"max_cost"}:
+            return Effect(kind, 1, _int(f"{where}.{kind}.max_cost", value["max_cost"]))
+        raise CardListError(f"{where}.{kind}: expected true or {{max_cost: n}}, got {value!r}")
     raise CardListError(f"{where}: unknown effect {kind!r} (known: "
-                        f"{', '.join(COUNTED + TARGETED + GAME_ENDS)})")
+                        f"{', '.join(COUNTED + TARGETED + GAME_ENDS + ZONE_MOVES)})")
 
 
 def _game_end(where: str, kind: str, value: Any) -> Effect:
@@ -214,7 +275,27 @@ def _game_end(where: str, kind: str, value: Any) -> Effect:
 
 
 _FIELDS = {"id", "name", "type", "civ", "cost", "power", "breaker", "power_attacker",
-           "opponent_power", "instead_of_destroy", *FLAGS, *HOOKS}
+           "opponent_power", "instead_of_destroy", "zone", "gives", "cross_cost", "gr_summon",
+           *FLAGS, *HOOKS}
+
+
+def _gives(where: str, raw: Any, flag_names: tuple[str, ...]) -> Gives:
+    """A cross gear's or an aura's ``gives``: ``{power?, breaker?, <flag>: true ...}``."""
+    if not isinstance(raw, dict):
+        raise CardListError(f"{where}: expected an object {{power, breaker, flags: true}}, "
+                            f"got {raw!r}")
+    unknown = set(raw) - {"power", "breaker", *flag_names}
+    if unknown:
+        raise CardListError(f"{where}: unknown field(s) {', '.join(sorted(unknown))} (known: "
+                            f"power, breaker, {', '.join(flag_names)})")
+    power = raw.get("power", 0)
+    if isinstance(power, bool) or not isinstance(power, int):
+        raise CardListError(f"{where}.power: expected a number, got {power!r}")
+    for f in flag_names:
+        if f in raw and raw[f] is not True:
+            raise CardListError(f"{where}.{f}: expected true")
+    breaker = _int(f"{where}.breaker", raw["breaker"], 1) if "breaker" in raw else 0
+    return Gives(power, breaker, frozenset(f for f in flag_names if raw.get(f)))
 
 
 def parse_card(card_id: str, raw: Any, extra_flags: tuple[str, ...] = ()) -> CardDef:
@@ -228,8 +309,23 @@ def parse_card(card_id: str, raw: Any, extra_flags: tuple[str, ...] = ()) -> Car
     if unknown:
         raise CardListError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
     kind = raw.get("type")
-    if kind not in ("creature", "spell"):
-        raise CardListError(f"{where}.type: expected creature or spell, got {kind!r}")
+    if kind not in TYPES:
+        raise CardListError(f"{where}.type: expected one of {', '.join(TYPES)}, got {kind!r}")
+    zone = raw.get("zone", "deck")
+    if zone != "deck" and (zone not in ZONES or kind != "creature"):
+        raise CardListError(f"{where}.zone: only a creature starts outside the deck, in one "
+                            f"of {', '.join(ZONES)}; got {zone!r} for a {kind}")
+    attached = kind in ATTACHED
+    for name in ("gives", "cross_cost", "gr_summon"):
+        allowed = attached if name == "gives" else kind == (
+            "cross_gear" if name == "cross_cost" else "aura")
+        if name in raw and not allowed:
+            raise CardListError(f"{where}.{name}: not a field of a {kind}")
+    if attached and "gives" not in raw:
+        raise CardListError(f"{where}.gives: a {kind} says what it gives the creature it is "
+                            "on")
+    if "gr_summon" in raw and not isinstance(raw["gr_summon"], bool):
+        raise CardListError(f"{where}.gr_summon: expected true or false")
     civ = raw.get("civ", [])
     civs = tuple([civ] if isinstance(civ, str) else civ)
     if not civs or any(c not in CIVS for c in civs):
@@ -252,6 +348,9 @@ def parse_card(card_id: str, raw: Any, extra_flags: tuple[str, ...] = ()) -> Car
                             "it is in the battle zone")
     if "spell" in hooks and kind != "spell":
         raise CardListError(f"{where}.spell: only a spell has a spell effect")
+    if attached and hooks:
+        raise CardListError(f"{where}.{next(iter(hooks))}: a {kind} has no ability here; "
+                            "what it gives is its gives")
     creature_only = [h for h in hooks if h in TURN_HOOKS] + (
         ["opponent_power"] if "opponent_power" in raw else [])
     if creature_only and kind != "creature":
@@ -280,6 +379,11 @@ def parse_card(card_id: str, raw: Any, extra_flags: tuple[str, ...] = ()) -> Car
         flags=flags,
         hooks=hooks,
         instead_of_destroy=instead,
+        zone=zone,
+        gives=_gives(f"{where}.gives", raw["gives"], flag_names) if attached else None,
+        cross_cost=_int(f"{where}.cross_cost", raw.get("cross_cost", raw.get("cost")))
+        if kind == "cross_gear" else 0,
+        gr_summon=bool(raw.get("gr_summon", False)),
     )
 
 

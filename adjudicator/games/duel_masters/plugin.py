@@ -22,7 +22,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "legality.cannot-attack": ("error", "an attack by a creature that may not attack: "
                                "tapped, not in play, or under a 'cannot attack'"),
     "order.state-check-missed": ("error", "a state-based action not performed: a creature "
-                                 "with power 0 or less kept in play"),
+                                 "with power 0 or less, or a GR creature with no aura, kept "
+                                 "in play"),
 }
 """Findings only Duel Masters gives (docs/findings.md)."""
 
@@ -46,10 +47,13 @@ RULE_STATEMENTS: dict[str, str] = {
     "dm104.2b": "A player whose deck reaches 0 cards loses at that instant, even in the "
                 "middle of an effect.",
     "dm703": "State-based actions are performed between resolutions and at step changes: "
-             "a creature with power 0 or less is destroyed.",
+             "a creature with power 0 or less is destroyed, and so is a GR creature with no "
+             "aura on it.",
     "dm§2.1": "Mana is paid by tapping mana cards, one mana each, with at least one card of "
               "each of the card's civilisations; a multicolour card enters the mana zone "
-              "tapped. A game starts with five shields and five cards in hand.",
+              "tapped. A game starts with five shields and five cards in hand. The battle "
+              "zone, mana zone, graveyard and hyperspatial zone are public; the deck, hand, "
+              "shields and super GR zone are hidden.",
     "dm§2.2": "A creature cannot attack the turn it is put into the battle zone, unless an "
               "ability such as speed attacker lets it.",
     "dm§3": "A turn goes start, draw, mana charge, main, attack, end, in that order; an "
@@ -60,8 +64,10 @@ RULE_STATEMENTS: dict[str, str] = {
               "first player's first turn.",
     "dm§3.3": "The active player may put one card from the hand into the mana zone, once "
               "per turn.",
-    "dm§3.4": "In the main step the active player summons creatures and casts spells from "
-              "the hand, paying their cost in mana.",
+    "dm§3.4": "In the main step the active player summons creatures, casts spells and "
+              "uses card effects such as generating a cross gear (from the hand into the "
+              "battle zone, paying its cost) and crossing it to a creature (paying its cross "
+              "cost), in any order and as often as they can pay.",
     "dm§3.5": "An untapped creature attacks the opponent or one of their tapped creatures; "
               "an untapped blocker may block; battles go by power; an attack on a player "
               "breaks as many shields as the attacker's breaker count.",
@@ -90,7 +96,7 @@ GAME = GamePlugin(
     rule_statements=RULE_STATEMENTS,
     rule_prefix="dm",
     rule_book="a Duel Masters rule",
-    header_fields=frozenset({"decks", "deck_sizes", "cards"}),
+    header_fields=frozenset({"decks", "deck_sizes", "cards", "hyperspatial", "super_gr"}),
     size_word="power",
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions"),
 )

@@ -48,14 +48,17 @@ from coreflow_judge.adjudicator.games.common import (
     unknown_decks,
 )
 from coreflow_judge.adjudicator.games.duel_masters.board import (
+    Attachment,
     Board,
     Creature,
+    Gear,
     ManaCard,
     copy_creature,
 )
 from coreflow_judge.adjudicator.games.duel_masters.cards import (
     GAME_ENDS,
     UNKNOWN,
+    ZONES,
     CardDef,
     CardListError,
     Effect,
@@ -254,6 +257,46 @@ class DuelMastersRules(RulesHooks):
         """Creatures a state-based action destroyed: ref -> (seq, the creature)."""
         self.clock = 0
         self._notes: list[str] = []
+        self.zones: dict[str, dict[str, list[str]] | None] = {z: None for z in ZONES}
+        """The header's hyperspatial and super GR zones (dm§2.1), checked by
+        :meth:`read_zones`."""
+
+    def read_zones(self, header: MatchStarted) -> None:
+        """The header's ``hyperspatial`` and ``super_gr``: each player's cards, psychic
+        creatures and GR creatures of the header's ``cards``, each named once; and no such
+        card in a deck. A header that breaks this cannot be judged (the field is named)."""
+        words = {"hyperspatial": "a psychic creature (zone: hyperspatial)",
+                 "super_gr": "a GR creature (zone: super_gr)"}
+        for zone in ZONES:
+            raw = getattr(header, zone)
+            if raw is None:
+                continue
+            for p, names in raw.items():
+                if p not in header.players:
+                    raise UnsupportedRules(f"{zone}: {p!r} is not a player of this match",
+                                           field=zone)
+                seen: set[str] = set()
+                for i, name in enumerate(names):
+                    where = f"{zone}.{p}[{i}]"
+                    cdef = self.card(name)
+                    if name in seen:
+                        raise UnsupportedRules(f"{where}: {name!r} is named twice (name each "
+                                               "copy apart: #1, #2, ...)", field=zone)
+                    seen.add(name)
+                    if ":" in name or cdef is None:
+                        raise UnsupportedRules(f"{where}: {name!r} names no card of the "
+                                               "header's cards", field=zone)
+                    if cdef.zone != zone:
+                        raise UnsupportedRules(f"{where}: {name!r} ({cdef.name}) is not "
+                                               f"{words[zone]}", field=zone)
+            self.zones[zone] = {p: list(names) for p, names in raw.items()}
+        for p, deck in (header.decks or {}).items():
+            for i, name in enumerate(deck):
+                cdef = self.card(name)
+                if cdef is not None and cdef.zone != "deck":
+                    raise UnsupportedRules(
+                        f"decks.{p}[{i}]: {name!r} ({cdef.name}) starts in the {cdef.zone} "
+                        f"zone (header field {cdef.zone}), never in a deck", field="decks")
 
     # ------------------------------------------------------------------ interface
     def action(self, action_id: str) -> ActionDef | None:
@@ -302,6 +345,12 @@ class DuelMastersRules(RulesHooks):
         if not all(p in decks or p in sizes for p in flow.players):
             self._notes.append("The header gives no deck size for every player: deck counts "
                                "are unknown and library out cannot be ruled.")
+        for p in flow.players:
+            b = self.boards[p]
+            if self.zones["hyperspatial"] is not None:
+                b.hyperspatial = list(self.zones["hyperspatial"].get(p, []))
+            if self.zones["super_gr"] is not None:
+                b.super_gr = list(self.zones["super_gr"].get(p, []))
         hands = line.hands or {}
         for p in flow.players:
             b = self.boards[p]
@@ -341,6 +390,44 @@ class DuelMastersRules(RulesHooks):
     def creatures(self) -> list[Creature]:
         return [c for b in self.boards.values() for c in b.battle]
 
+    def gear(self, ref: str) -> Gear | None:
+        """A cross gear in the battle zone."""
+        parts = split_ref(ref)
+        b = self.boards.get(parts[0]) if parts else None
+        return b.gear(ref) if b is not None else None
+
+    def uncross(self, gear: Gear) -> None:
+        """The gear is crossed to no creature any more (it stays in the battle zone)."""
+        if gear.crossed is not None:
+            was = self.find(gear.crossed)
+            if was is not None:
+                was.attached = [a for a in was.attached if a.ref != gear.ref]
+        gear.crossed = None
+
+    def cross(self, gear: Gear, c: Creature) -> None:
+        self.uncross(gear)
+        gear.crossed = c.ref
+        c.attached.append(Attachment(gear.ref, gear.card))
+
+    def psychic_options(self, player: str, effect: Effect) -> list[str]:
+        """The psychic creatures of ``player``'s hyperspatial zone a ``hyperspatial`` effect
+        may put into the battle zone (cost ``max_cost`` or less)."""
+        return [f"{player}:{n}" for n in self.boards[player].hyperspatial or []
+                if (d := self.card(n)) is not None
+                and (effect.max_power is None or d.cost <= effect.max_power)]
+
+    @staticmethod
+    def sba_words(c: Creature) -> str:
+        """Why the state-based actions (dm703) destroy ``c``: a GR creature with no aura
+        (the seed's rule), or power 0 or less."""
+        if c.card.zone == "super_gr" and not c.auras:
+            return "was a GR creature with no aura on it"
+        return "had power 0 or less"
+
+    def sba_due(self, c: Creature) -> bool:
+        """dm703: power 0 or less, or a GR creature with no aura on it."""
+        return self.power(c) <= 0 or (c.card.zone == "super_gr" and not c.auras)
+
     def power(self, c: Creature, attacking: bool = False) -> int:
         """Printed power, the opponent's static abilities, then every power change in force
         (oldest first); power attacker while it attacks."""
@@ -351,6 +438,8 @@ class DuelMastersRules(RulesHooks):
         for m in self.modifiers:
             if m.creature == c.ref:
                 total += m.delta
+        for a in c.attached:
+            total += a.card.gives.power if a.card.gives is not None else 0
         if attacking:
             total += c.card.power_attacker
         return total
@@ -364,6 +453,10 @@ class DuelMastersRules(RulesHooks):
         for m in self.modifiers:
             if m.creature == c.ref:
                 steps.append(f"{m.delta:+d} (line {m.seq}, {m.words()})")
+        for a in c.attached:
+            if a.card.gives is not None and a.card.gives.power:
+                what = "crossed" if a.card.type == "cross_gear" else "aura"
+                steps.append(f"{a.card.gives.power:+d} ({a.ref}, {what})")
         if attacking and c.card.power_attacker:
             steps.append(f"{c.card.power_attacker:+d} (power attacker)")
         return f"{c.ref}: " + " ".join(steps) + f" = {self.power(c, attacking)}"
@@ -388,7 +481,7 @@ class DuelMastersRules(RulesHooks):
 
     def override(self, c: Creature, at: str) -> Override | None:
         """The card over rule keyword of this creature at ``at`` (dm101.1), if it has one."""
-        return next((o for k, o in self.overrides.items() if o.at == at and c.card.has(k)),
+        return next((o for k, o in self.overrides.items() if o.at == at and c.has(k)),
                     None)
 
     def draw_skipped_by(self, player: str) -> Creature | None:
@@ -414,11 +507,11 @@ class DuelMastersRules(RulesHooks):
         fast = self.override(c, "attack_sick") if sick else None
         if fast is not None:
             out.append(Permission(fast.allow, "this", c.timestamp, fast.names(c.ref)))
-        if c.card.has("cannot_attack"):
+        if c.has("cannot_attack"):
             out.append(Permission(False, "this", c.timestamp, f"{c.ref}: cannot attack"))
         if sick:
             for o in self.creatures():
-                if o.owner != c.owner and o.card.has("lock_new_attackers"):
+                if o.owner != c.owner and o.has("lock_new_attackers"):
                     out.append(Permission(
                         False, "all", o.timestamp,
                         f"{o.ref}: the opponent's creatures cannot attack the turn they enter"))
@@ -438,7 +531,7 @@ class DuelMastersRules(RulesHooks):
         """The "can" / "cannot" abilities that bear on this block: blocker (a "can"), the
         attacker's "cannot be blocked" (dm101.1 overrides)."""
         out: list[Permission] = []
-        if blocker.card.has("blocker"):
+        if blocker.has("blocker"):
             out.append(Permission(True, "this", blocker.timestamp, f"{blocker.ref}: blocker"))
         shut = self.override(attacker, "blocked")
         if shut is not None:
@@ -482,11 +575,15 @@ class DuelMastersRules(RulesHooks):
         return None
 
     # ------------------------------------------------------------------ mana
-    def mana_problem(self, player: str, cdef: CardDef, refs: list[str]) -> str | None:
-        """Why tapping ``refs`` does not pay for ``cdef`` (dm§2.1), or None."""
+    def mana_problem(self, player: str, cdef: CardDef, refs: list[str],
+                     cost: int | None = None) -> str | None:
+        """Why tapping ``refs`` does not pay ``cost`` (by default the card's) for ``cdef``
+        (dm§2.1), or None."""
         board = self.boards[player]
-        if len(refs) != cdef.cost:
-            return f"{cdef.name} costs {cdef.cost} mana; {len(refs)} mana card(s) tapped"
+        what = cdef.name if cost is None else f"Crossing {cdef.name}"
+        cost = cdef.cost if cost is None else cost
+        if len(refs) != cost:
+            return f"{what} costs {cost} mana; {len(refs)} mana card(s) tapped"
         picked = self._pick_mana(board, refs)
         if isinstance(picked, str):
             return picked
@@ -512,12 +609,14 @@ class DuelMastersRules(RulesHooks):
             used.append(hit)
         return used
 
-    def auto_mana(self, player: str, cdef: CardDef) -> list[str] | None:
-        """Untapped mana cards that pay for ``cdef``, if there are any (the first found)."""
+    def auto_mana(self, player: str, cdef: CardDef, cost: int | None = None) -> list[str] | None:
+        """Untapped mana cards that pay ``cost`` (by default the card's) for ``cdef``, if
+        there are any (the first found)."""
+        cost = cdef.cost if cost is None else cost
         free = self.boards[player].untapped_mana()
-        if len(free) < cdef.cost:
+        if len(free) < cost:
             return None
-        if cdef.cost == 0:
+        if cost == 0:
             return []
         # Cards of the needed civilisations first, then any.
         need = set(cdef.civs) - {"zero"}
@@ -531,11 +630,11 @@ class DuelMastersRules(RulesHooks):
                 if m is not None:
                     chosen.append(m)
             for m in pool:
-                if len(chosen) >= cdef.cost:
+                if len(chosen) >= cost:
                     break
                 if m not in chosen:
                     chosen.append(m)
-            if len(chosen) == cdef.cost and _civs_covered(cdef, chosen):
+            if len(chosen) == cost and _civs_covered(cdef, chosen):
                 return [m.ref for m in chosen]
         return None
 
@@ -579,9 +678,60 @@ class DuelMastersRules(RulesHooks):
                 self._check_mana(line, cdef, rep)
                 if aid == "cast":
                     self._check_spell_targets(line, cdef, rep)
+        elif aid in ("generate", "aura"):
+            cdef = self._check_hand_key(line, board, "cross_gear" if aid == "generate"
+                                        else "aura", rep)
+            if cdef is not None:
+                self._check_mana(line, cdef, rep)
+                if aid == "aura":
+                    self._check_aura_target(line, cdef, rep)
+        elif aid == "cross":
+            self._check_cross(line, rep)
         elif aid == "attack":
             self._check_attack(flow, line, rep)
         return out
+
+    def _own_creature(self, line: Request, rep: Any, what: str) -> Creature | None:
+        """The one creature of the requester ``line.targets`` names, or a finding."""
+        if len(line.targets) != 1:
+            rep("legality.target-invalid", "dm§3.4", f"{what} names one creature of "
+                f"{line.player}'s as its target.", expected=1, actual=len(line.targets))
+            return None
+        c = self.find(line.targets[0])
+        if c is None or c.owner != line.player:
+            rep("legality.target-invalid", "dm§3.4", f"{line.targets[0]} is not a creature "
+                f"of {line.player} in the battle zone ({what}).", actual=line.targets[0])
+            return None
+        return c
+
+    def _check_aura_target(self, line: Request, cdef: CardDef, rep: Any) -> None:
+        """An aura is put on one of its user's creatures; one that GR summons is put on the
+        creature it summons, and names none."""
+        if cdef.gr_summon:
+            if line.targets:
+                rep("legality.target-invalid", "dm§3.4", f"{cdef.name} GR summons the "
+                    "creature it is put on: it names no target.", actual=line.targets)
+            return
+        self._own_creature(line, rep, f"{cdef.name}, an aura")
+
+    def _check_cross(self, line: Request, rep: Any) -> None:
+        """dm§3.4: cross one of the requester's gears in the battle zone to one of their
+        creatures, paying its cross cost."""
+        if len(line.key_cards) != 1:
+            rep("legality.key-card-invalid", "dm§3.4", "Name the cross gear as the one key "
+                "card.", expected=1, actual=len(line.key_cards))
+            return
+        ref = line.key_cards[0]
+        gear = self.gear(ref)
+        if gear is None or (split_ref(ref) or ("",))[0] != line.player:
+            rep("legality.key-card-invalid", "dm§3.4", f"{ref} is not a cross gear of "
+                f"{line.player} in the battle zone (generate it first).", actual=ref)
+            return
+        c = self._own_creature(line, rep, f"crossing {gear.card.name}")
+        if c is not None and gear.crossed == c.ref:
+            rep("legality.target-invalid", "dm§3.4", f"{ref} is already crossed to "
+                f"{c.ref}.", actual=c.ref)
+        self._check_mana(line, gear.card, rep, gear.card.cross_cost)
 
     def _check_hand_key(self, line: Request, board: Board, kind: str | None,
                         rep: Any) -> CardDef | None:
@@ -619,19 +769,21 @@ class DuelMastersRules(RulesHooks):
         if cdef.type != kind:
             rep("legality.key-card-invalid", "dm§3.4", f"{cdef.name} is a {cdef.type}, not a "
                 f"{kind}.", expected=kind, actual=cdef.type)
-        if kind == "creature" and self.find(ref) is not None:
+        if (kind == "creature" and self.find(ref) is not None) or (
+                kind == "cross_gear" and self.gear(ref) is not None):
             rep("legality.key-card-invalid", "dm§3.4",
                 f"{ref} is already in the battle zone: name each copy apart "
                 f"({base_id(card)}#1, {base_id(card)}#2, ...).", actual=ref)
         return cdef
 
-    def _check_mana(self, line: Request, cdef: CardDef, rep: Any) -> None:
+    def _check_mana(self, line: Request, cdef: CardDef, rep: Any,
+                    cost: int | None = None) -> None:
         mana = (line.choices or {}).get("mana")
         if mana is None:
-            if self.auto_mana(line.player, cdef) is None:
+            if self.auto_mana(line.player, cdef, cost) is None:
                 rep("legality.cost-unpaid", "dm§2.1",
                     f"{line.player} has no untapped mana that pays for {cdef.name} "
-                    f"(cost {cdef.cost}, {'/'.join(cdef.civs)}).")
+                    f"(cost {cdef.cost if cost is None else cost}, {'/'.join(cdef.civs)}).")
             else:
                 rep("log.choice-missing", "dm§2.1",
                     "The mana cards tapped are not recorded (choices.mana); mana that pays "
@@ -653,9 +805,10 @@ class DuelMastersRules(RulesHooks):
             rep("legality.cost-unpaid", "dm§2.1", "Only the requester's mana pays.",
                 actual=bad)
             return
-        why = self.mana_problem(line.player, cdef, mana)
+        why = self.mana_problem(line.player, cdef, mana, cost)
         if why is not None:
-            rep("legality.cost-unpaid", "dm§2.1", why + ".", expected=cdef.cost, actual=mana)
+            rep("legality.cost-unpaid", "dm§2.1", why + ".",
+                expected=cdef.cost if cost is None else cost, actual=mana)
 
     def _check_spell_targets(self, line: Request, cdef: CardDef, rep: Any) -> None:
         effect = cdef.target_effect("spell")
@@ -685,9 +838,9 @@ class DuelMastersRules(RulesHooks):
         ref = line.key_cards[0]
         c = self.find(ref)
         if c is None and ref in self.state_destroyed:
-            seq, _ = self.state_destroyed[ref]
+            seq, gone = self.state_destroyed[ref]
             rep("order.state-check-missed", "dm703",
-                f"{ref} had power 0 or less and was destroyed by a state-based action after "
+                f"{ref} {self.sba_words(gone)} and was destroyed by a state-based action after "
                 f"line {seq}; it attacks as if it were still in the battle zone.",
                 expected="destroyed", actual="attacks")
             return
@@ -731,8 +884,9 @@ class DuelMastersRules(RulesHooks):
         t = self.find(target)
         if t is None and target in self.state_destroyed:
             rep("order.state-check-missed", "dm703",
-                f"{target} had power 0 or less and was destroyed by a state-based action "
-                f"after line {self.state_destroyed[target][0]}; it is attacked as if it were "
+                f"{target} {self.sba_words(self.state_destroyed[target][1])} and was destroyed "
+                f"by a state-based action after line {self.state_destroyed[target][0]}; it is "
+                "attacked as if it were "
                 "still in the battle zone.", expected="destroyed", actual="attacked")
             return
         if t is None or t.owner == player:
@@ -752,17 +906,20 @@ class DuelMastersRules(RulesHooks):
         step = req.action.data.get("step")
         if step is not None and player == flow.turn_player:
             self.step = max(self.step, self.steps.index(step))
-        if aid in ("charge_mana", "summon", "cast") and line.key_cards:
+        if aid in ("charge_mana", "summon", "cast", "generate", "aura") and line.key_cards:
             card = card_of(line.key_cards[0])
             board.take_from_hand(card)
             req.data["card"] = card
         if aid == "charge_mana" and player == flow.turn_player:
             self.charges += 1
-        if aid in ("summon", "cast") and "card" in req.data:
-            cdef = self.card(req.data["card"])
+        gear = self.gear(line.key_cards[0]) if aid == "cross" and line.key_cards else None
+        if aid in ("summon", "cast", "generate", "aura", "cross") and (
+                "card" in req.data or gear is not None):
+            cdef = gear.card if gear is not None else self.card(req.data["card"])
+            cost = gear.card.cross_cost if gear is not None else None
             mana = (line.choices or {}).get("mana")
             if not isinstance(mana, list) and cdef is not None:
-                mana = self.auto_mana(player, cdef)
+                mana = self.auto_mana(player, cdef, cost)
             if isinstance(mana, list):
                 refs = [str(m) for m in mana]
                 picked = self._pick_mana(board, refs)
@@ -782,13 +939,21 @@ class DuelMastersRules(RulesHooks):
         if self.find(ref) is not None or ref not in self.state_destroyed:
             return
         _, c = self.state_destroyed.pop(ref)
-        b = self.boards[c.owner]
-        card = card_of(c.ref)
-        if card in b.graveyard:
-            b.graveyard.reverse()
-            b.graveyard.remove(card)
-            b.graveyard.reverse()
+        self.put_back_in_play(c)
         c.sba_exempt = True
+
+    def put_back_in_play(self, c: Creature) -> None:
+        """Follow a table that kept a creature the rules removed: it is in the battle zone
+        again, its gears crossed to it and its auras on it as before."""
+        b = self.boards[c.owner]
+        b.take_back(card_of(c.ref))
+        for a in c.attached:
+            if a.aura:
+                b.take_back(card_of(a.ref))
+            elif (g := b.gear(a.ref)) is not None and g.crossed is None:
+                g.crossed = c.ref
+        c.attached = [a for a in c.attached if a.aura or (
+            (g := b.gear(a.ref)) is not None and g.crossed == c.ref)]
         b.battle.append(c)
 
     # ------------------------------------------------------------------ resolving
@@ -909,8 +1074,10 @@ class DuelMastersRules(RulesHooks):
         players = {}
         for p, b in self.boards.items():
             d = b.as_dict()
-            d["field"] = [  # the battle zone, in the shape every game's board uses
-                {"character": c.ref, "kind": c.card.name, "cards": [card_of(c.ref)],
+            d["field"] = [  # the battle zone, in the shape every game's board uses; a
+                # creature's cards: its own, then the gears crossed to it and its auras
+                {"character": c.ref, "kind": c.card.name,
+                 "cards": [card_of(c.ref)] + [card_of(a.ref) for a in c.attached],
                  "state": "tapped" if c.tapped else "untapped", "size": self.power(c),
                  "entered_turn": c.entered}
                 for c in b.battle
@@ -966,6 +1133,12 @@ class _Resolving:
         """The battles fought (attacker, defender), with their powers' computation."""
         self.battle_steps: list[str] = []
         self.override_notes: list[str] = []
+        self.unknown_zones: set[tuple[str, str]] = set()
+        """(player, zone) whose contents the header does not give, met in this resolution:
+        the creatures the recorded effects move out of them are taken as played."""
+        self.unseen_aura: tuple[str, CardDef] | None = None
+        """An aura that GR summons from such a zone: it is put on the creature the recorded
+        effects show entering."""
         """Card over rule overrides (dm101.1) that decided part of this resolution."""
 
     def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
@@ -1025,14 +1198,126 @@ class _Resolving:
             return
         self.enter(self.req.controller, card, cdef)
 
-    def enter(self, player: str, card: str, cdef: CardDef) -> None:
+    def enter(self, player: str, card: str, cdef: CardDef, source: str = "hand") -> Creature:
         ref = f"{player}:{card}"
         c = Creature(ref, player, cdef, entered=self.flow.turn, timestamp=self.r.tick())
         self.r.boards[player].battle.append(c)
         self.r.state_destroyed.pop(ref, None)
-        self.emit(op="move", card=ref, **{"from": "hand"}, to="battle")
+        self.emit(op="move", card=ref, **{"from": source}, to="battle")
         if cdef.effects("cip"):
             self.trigger("cip", ref, player)
+        return c
+
+    def gr_summon(self, player: str) -> Creature | None:
+        """GR summon: the top card of the super GR zone into the battle zone (a summon:
+        summoning sickness, "when it enters"); an empty zone summons nothing (dm101.3)."""
+        b = self.r.boards[player]
+        if b.super_gr is None:
+            self.rep("log.hidden-info", "dm§2.1",
+                     f"The header gives no super GR zone for {player} (field super_gr): the "
+                     "GR summon cannot be judged: the creature the recorded effects (resolve."
+                     "effects) show entering is taken as played, none without them.",
+                     severity="warning")
+            self.unknown_zones.add((player, "super_gr"))
+            return None
+        if not b.super_gr:
+            self.begin("gr_summon", f"{player}'s super GR zone is empty: nothing is summoned")
+            return None
+        top = b.super_gr.pop(0)
+        if top in b.gr_shown:
+            b.gr_shown.remove(top)
+        cdef = self.r.card(top)
+        if cdef is None:
+            return None
+        self.begin("gr_summon")
+        return self.enter(player, top, cdef, "super_gr")
+
+    def from_hyperspatial(self, player: str, effect: Effect) -> None:
+        """One psychic creature of the hyperspatial zone (cost ``max_cost`` or less), chosen
+        in ``choices.hyperspatial``, into the battle zone; none legal: nothing (dm101.3)."""
+        if self.r.boards[player].hyperspatial is None:
+            self.rep("log.hidden-info", "dm§2.1",
+                     f"The header gives no hyperspatial zone for {player} (field "
+                     "hyperspatial): the psychic creature put into the battle zone cannot be "
+                     "judged: the one the recorded effects (resolve.effects) show entering is "
+                     "taken as played, none without them.", severity="warning")
+            self.unknown_zones.add((player, "hyperspatial"))
+            return
+        zone = self.r.boards[player].hyperspatial or []
+        legal = self.r.psychic_options(player, effect)
+        chosen = self.choices.get("hyperspatial")
+        if chosen is None:
+            if legal:
+                self.rep("log.choice-missing", "dm101.3",
+                         f"The psychic creature chosen ({effect.describe()}) is not recorded "
+                         "(choices.hyperspatial); nothing is assumed.", severity="warning")
+            else:
+                self.begin("hyperspatial", f"{player}'s hyperspatial zone holds no psychic "
+                           "creature it may choose: nothing happens")
+            return
+        if not isinstance(chosen, str) or chosen not in legal:
+            there = isinstance(chosen, str) and chosen.startswith(f"{player}:") and \
+                card_of(chosen) in zone
+            why = "names no card" if not isinstance(chosen, str) else (
+                f"costs more than {effect.max_power}" if there else
+                f"is not in {player}'s hyperspatial zone")
+            self.rep("legality.choice-invalid", "dm101.3",
+                     f"choices.hyperspatial: {chosen!r} {why} ({effect.describe()}).",
+                     expected=legal or None, actual=chosen)
+            if not there:
+                return  # the card is in the zone: it entered as played
+        assert isinstance(chosen, str)
+        name = card_of(chosen)
+        zone.remove(name)
+        cdef = self.r.card(name)
+        assert cdef is not None
+        self.enter(player, name, cdef, "hyperspatial")
+
+    def do_generate(self) -> None:
+        """dm§3.4: the cross gear from the hand into the battle zone, crossed to nothing."""
+        card = self.req.data.get("card")
+        cdef = self.r.card(card) if card else None
+        if card is None or cdef is None or cdef.type != "cross_gear":
+            return
+        ref = f"{self.req.controller}:{card}"
+        self.r.boards[self.req.controller].gears.append(Gear(ref, cdef))
+        self.emit(op="move", card=ref, **{"from": "hand"}, to="battle")
+
+    def do_cross(self) -> None:
+        """dm§3.4: the gear is crossed to the creature (and to no other); what it gives is
+        the creature's while it stays crossed. A gear or creature that has left: nothing."""
+        gear = self.r.gear(self.req.key_cards[0]) if self.req.key_cards else None
+        c = self.r.find(self.req.targets[0]) if len(self.req.targets) == 1 else None
+        if gear is None or c is None or c.owner != self.req.controller:
+            return
+        self.r.cross(gear, c)
+        self.emit(op="cross", card=gear.ref, creature=c.ref)
+
+    def do_aura(self) -> None:
+        """An aura is put on one of its user's creatures (an aura that GR summons: on the
+        creature it summons); with no creature to be on, it goes to the graveyard
+        (dm101.3)."""
+        card = self.req.data.get("card")
+        cdef = self.r.card(card) if card else None
+        if card is None or cdef is None or cdef.type != "aura":
+            return
+        player = self.req.controller
+        ref = f"{player}:{card}"
+        c: Creature | None = None
+        if cdef.gr_summon:
+            c = self.gr_summon(player)
+        elif len(self.req.targets) == 1:
+            c = self.r.find(self.req.targets[0])
+        if c is None and (player, "super_gr") in self.unknown_zones:
+            self.unseen_aura = (ref, cdef)  # on the creature the recorded effects show
+        if c is None or c.owner != player:
+            self.r.boards[player].graveyard.append(card)
+            self.begin("aura", f"{cdef.name} has no creature to be put on")
+            self.emit(op="move", card=ref, **{"from": "hand"}, to="graveyard")
+            return
+        self.begin("aura")
+        c.attached.append(Attachment(ref, cdef))
+        self.emit(op="attach", card=ref, creature=c.ref)
 
     def do_cast(self) -> None:
         card = self.req.data.get("card")
@@ -1201,8 +1486,9 @@ class _Resolving:
         c = self.r.find(ref)
         if c is None and ref in self.r.state_destroyed:
             self.rep("order.state-check-missed", "dm703",
-                     f"{ref} had power 0 or less and was destroyed by a state-based action "
-                     f"after line {self.r.state_destroyed[ref][0]}; it blocks as if it were "
+                     f"{ref} {self.r.sba_words(self.r.state_destroyed[ref][1])} and was "
+                     "destroyed by a state-based action after line "
+                     f"{self.r.state_destroyed[ref][0]}; it blocks as if it were "
                      "still in the battle zone.", expected="destroyed", actual="blocks")
             self.r._restore_if_kept(ref)
             return self.r.find(ref)
@@ -1215,7 +1501,7 @@ class _Resolving:
         abilities = r.block_abilities(c, attacker)
         can = [a.source for a in abilities if a.allow]
         cannot = [a.source for a in abilities if not a.allow]
-        if tapped or not c.card.has("blocker"):
+        if tapped or not c.has("blocker"):
             why = "is tapped" if tapped else "has no blocker"
             also = f" (and {'; '.join(cannot)})" if cannot else ""
             self.rep("legality.choice-invalid", "dm§3.5",
@@ -1246,7 +1532,7 @@ class _Resolving:
     def break_shields(self, attacker: Creature, player: str) -> None:
         b = self.r.boards[player]
         shields = b.shields if b.shields is not None else []
-        n = min(attacker.card.breaker, len(shields))
+        n = min(attacker.breaker, len(shields))
         named = self.choices.get("shields")
         picked: list[int] = []
         if named is None:
@@ -1392,6 +1678,11 @@ class _Resolving:
                 self.targeted(controller, effect, targets, at_request)
             elif effect.kind in GAME_ENDS:
                 self.game_end(controller, cdef, effect)
+            elif effect.kind == "gr_summon":
+                for _ in range(effect.amount):
+                    self.gr_summon(controller)
+            elif effect.kind == "hyperspatial":
+                self.from_hyperspatial(controller, effect)
             elif effect.kind == "draw":
                 self.draw(controller, effect.amount)
             else:
@@ -1463,8 +1754,11 @@ class _Resolving:
             self.destroy(c, "effect")
         elif effect.kind == "bounce":
             self.leave(c)
-            self.r.boards[c.owner].add_to_hand(card_of(c.ref))
-            self.emit(op="move", card=c.ref, **{"from": "battle"}, to="hand")
+            b = self.r.boards[c.owner]
+            to = b.put_back(c.card, card_of(c.ref), "hand")
+            if to == "hand":
+                b.add_to_hand(card_of(c.ref))
+            self.emit(op="move", card=c.ref, **{"from": "battle"}, to=to)
         elif effect.kind == "tap":
             c.tapped = True
             self.emit(op="tap", card=c.ref)
@@ -1524,9 +1818,19 @@ class _Resolving:
         self.check_deck_out()
 
     def leave(self, c: Creature) -> None:
+        """Out of the battle zone: its power changes end; a gear crossed to it stays in the
+        battle zone, crossed to nothing; an aura on it goes to the graveyard
+        (docs/decisions.md section 7)."""
         b = self.r.boards[c.owner]
         if c in b.battle:
             b.battle.remove(c)
+        for a in c.attached:
+            if a.aura:
+                b.graveyard.append(card_of(a.ref))
+                self.emit(op="move", card=a.ref, **{"from": "battle"}, to="graveyard")
+            elif (g := b.gear(a.ref)) is not None and g.crossed == c.ref:
+                g.crossed = None
+                self.emit(op="uncross", card=a.ref, creature=c.ref)
         self.r.modifiers = [m for m in self.r.modifiers if m.creature != c.ref]
         self.r.end_mods(self.flow.turn, f"when {c.ref} left the battle zone (line {self.seq})",
                         lambda m: m.source == (c.ref, c.timestamp))
@@ -1543,27 +1847,34 @@ class _Resolving:
         card = card_of(c.ref)
         instead = c.card.instead_of_destroy
         if instead is not None:
-            if instead == "hand":
+            to = b.put_back(c.card, card, instead)
+            if to == "hand":
                 b.add_to_hand(card)
-            elif instead == "mana":
+            elif to == "mana":
                 b.mana.append(ManaCard(c.ref, c.card, tapped=c.card.multicolour))
-            elif b.shields is not None:
+            elif to == "shield" and b.shields is not None:
                 b.shields.append(card)
-            self.emit(op="move", card=c.ref, **{"from": "battle"}, to=instead,
+            self.emit(op="move", card=c.ref, **{"from": "battle"}, to=to,
                       instead_of="destroy")
             return
-        b.graveyard.append(card)
+        to = b.put_back(c.card, card, "graveyard")
+        if to == "graveyard":
+            b.graveyard.append(card)
         self.gone[c.ref] = c
-        self.emit(op="destroy", card=c.ref, reason=reason)
+        if to == "graveyard":
+            self.emit(op="destroy", card=c.ref, reason=reason)
+        else:  # a psychic or GR creature is destroyed, and its card goes back to its zone
+            self.emit(op="destroy", card=c.ref, reason=reason, to=to)
         if reason == "state":
             self.r.state_destroyed[c.ref] = (self.seq, c)
         if c.card.effects("on_destroy"):
             self.trigger("on_destroy", c.ref, c.owner)
 
     def state_based_actions(self) -> None:
-        """dm703: every creature with power 0 or less is destroyed."""
+        """dm703: every creature with power 0 or less is destroyed, and every GR creature
+        with no aura on it (the seed's rule, dm§4.3)."""
         for c in list(self.r.creatures()):
-            if not c.sba_exempt and self.r.power(c) <= 0:
+            if not c.sba_exempt and self.r.sba_due(c):
                 self.destroy(c, "state")
 
     # ------------------------------------------------------------------ the log's claims
@@ -1572,6 +1883,8 @@ class _Resolving:
         """Compare the effects the log claims with the planned ones (one matcher,
         :func:`~adjudicator.claims.compare`), report the departure, and follow the game as
         played for creatures leaving or staying in the battle zone."""
+        if self.unknown_zones and self._enter_from_unknown_zones(claimed):
+            planned = list(self.effects)
         diff = compare(planned, claimed)
         if not diff:
             return
@@ -1583,8 +1896,11 @@ class _Resolving:
                          and o.get("reason") == "state"]
         for o in kept_by_table:
             ref = str(o["card"])
+            gone = self.gone.get(ref)
+            why = self.r.sba_words(gone).replace("was", "is").replace("had", "has") \
+                if gone is not None else "has power 0 or less"
             self.rep("order.state-check-missed", "dm703",
-                     f"{ref} has power 0 or less: a state-based action destroys it, and the "
+                     f"{ref} {why}: a state-based action destroys it, and the "
                      "recorded effects keep it in the battle zone.",
                      expected=o, actual="kept in the battle zone")
             self._undo_destroy(ref)
@@ -1601,6 +1917,34 @@ class _Resolving:
                      f"The recorded effects of {self.req.action.name} differ from the "
                      f"rules'.{why}", expected=unmatched or None, actual=extra or None)
         self._follow_the_log(unmatched, extra)
+
+    def _enter_from_unknown_zones(self, claimed: list[dict[str, Any]]) -> bool:
+        """Creatures the recorded effects move into the battle zone from a zone the header
+        does not give (warned about already): taken as played, an aura that GR summoned put
+        on its creature, then the state-based actions. True if one entered."""
+        entered = False
+        for t in claimed:
+            ref, source = t.get("card"), t.get("from")
+            parts = split_ref(ref) if isinstance(ref, str) else None
+            if t.get("op") != "move" or t.get("to") != "battle" or parts is None or \
+                    (parts[0], source) not in self.unknown_zones:
+                continue
+            cdef = self.r.card(parts[1])
+            if cdef is None or not cdef.creature or cdef.zone != source or \
+                    self.r.find(str(ref)) is not None:
+                continue
+            c = self.enter(parts[0], parts[1], cdef, str(source))
+            entered = True
+            if self.unseen_aura is not None and source == "super_gr":
+                aura, adef = self.unseen_aura
+                self.unseen_aura = None
+                self.effects = [e for e in self.effects if e.get("card") != aura]
+                self.r.boards[parts[0]].take_back(card_of(aura))
+                c.attached.append(Attachment(aura, adef))
+                self.emit(op="attach", card=aura, creature=c.ref)
+        if entered:
+            self.state_based_actions()
+        return entered
 
     def _value_mismatch(self, unmatched: list[dict[str, Any]],
                         extra: list[dict[str, Any]]) -> bool:
@@ -1664,15 +2008,10 @@ class _Resolving:
         if gone is None:
             return
         c = gone
-        b = self.r.boards[c.owner]
-        card = card_of(ref)
-        if card in b.graveyard:
-            i = len(b.graveyard) - 1 - b.graveyard[::-1].index(card)
-            del b.graveyard[i]
         if self.r.state_destroyed.get(ref, (0, None))[1] is c:
             del self.r.state_destroyed[ref]
             c.sba_exempt = True
-        b.battle.append(c)
+        self.r.put_back_in_play(c)
         self.triggers = [t for t in self.triggers
                          if not (t.action == "on_destroy" and t.source == ref)]
 
@@ -1692,17 +2031,20 @@ class _Resolving:
                 c = self.r.find(ref)
                 if c is not None:
                     self.leave(c)
-                    to = str(t.get("to", "graveyard"))
+                    b = self.r.boards[c.owner]
+                    to = b.put_back(c.card, card_of(ref), str(t.get("to", "graveyard")))
                     if to == "hand":
-                        self.r.boards[c.owner].add_to_hand(card_of(ref))
-                    else:
-                        self.r.boards[c.owner].graveyard.append(card_of(ref))
+                        b.add_to_hand(card_of(ref))
+                    elif to not in ("hyperspatial", "super_gr"):
+                        b.graveyard.append(card_of(ref))
 
 
 
 def rules_factory(header: MatchStarted, edition: str) -> DuelMastersRules:
     """The judge's factory (judge.GAMES): the edition, the format and the header's cards."""
     try:
-        return DuelMastersRules(edition, header.format, header.cards)
+        rules = DuelMastersRules(edition, header.format, header.cards)
     except CardListError as exc:
         raise UnsupportedRules(str(exc), field=exc.field) from exc
+    rules.read_zones(header)
+    return rules

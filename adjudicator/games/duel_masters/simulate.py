@@ -13,7 +13,9 @@ does is a :class:`SimulationError`, a bug in the engine or in the simulator.
 
 Decks are 40 cards: ten definitions of the sample card list
 (``data/sample-cards.yaml``), four copies each (``scout#1`` .. ``scout#4``), shuffled. The
-header carries both decks and the definitions, so the engine knows every card.
+header carries both decks and the definitions, so the engine knows every card, and each
+player's hyperspatial zone (one copy of each sample psychic creature) and super GR zone
+(:data:`GR_COPIES` of each sample GR creature, shuffled).
 
 The result is the complete log (:meth:`CoreFlow.complete_log`). Some resolutions also
 record the effects the table saw (``resolve.effects``), as a scorekeeper that writes them
@@ -50,6 +52,8 @@ EDITION = "1.47"
 FORMAT = "standard"
 DEFINITIONS_PER_DECK = 10
 COPIES = 4
+GR_COPIES = 6
+"""Copies of each sample GR creature in a super GR zone."""
 CLAIM_RATE = 0.3
 """How often a resolution records the primitive effects the table saw (``effects``)."""
 BLOCK_RATE = 0.6
@@ -82,15 +86,23 @@ class _Simulator:
         self.max_lines = max_lines
         cards = sample_cards()
         decks: dict[str, list[str]] = {}
+        zones: dict[str, dict[str, list[str]]] = {"hyperspatial": {}, "super_gr": {}}
+        by_zone = {z: sorted(c for c, d in cards.items() if d.get("zone", "deck") == z)
+                   for z in ("deck", "hyperspatial", "super_gr")}
         for p in PLAYERS:
-            chosen = self.rng.sample(sorted(cards), DEFINITIONS_PER_DECK)
+            chosen = self.rng.sample(by_zone["deck"], DEFINITIONS_PER_DECK)
             deck = [f"{c}#{i}" for c in chosen for i in range(1, COPIES + 1)]
             self.rng.shuffle(deck)
             decks[p] = deck
+            zones["hyperspatial"][p] = [f"{c}#1" for c in by_zone["hyperspatial"]]
+            gr = [f"{c}#{i}" for c in by_zone["super_gr"] for i in range(1, GR_COPIES + 1)]
+            self.rng.shuffle(gr)
+            zones["super_gr"][p] = gr
         header = MatchStarted(
             seq=1, match_id=match_id or f"sim-duel_masters-{seed}", game="duel_masters",
             rules=f"duel_masters/{edition}", format=fmt, players=list(PLAYERS),
             decks=decks, cards=dict(cards), log_format=1,
+            hyperspatial=zones["hyperspatial"], super_gr=zones["super_gr"],
         )
         self.flow: CoreFlow = start_flow(header)
         rules = self.flow.rules
@@ -141,6 +153,8 @@ class _Simulator:
             candidates.append((6.0, line))
         for line in self._plays(player):
             candidates.append((4.0, line))
+        for line in self._crosses(player):
+            candidates.append((3.0, line))
         for line in self._attacks(player):
             candidates.append((self.aggression, line))
         candidates.append((END_WEIGHT, self._probe(player, "end_turn")))
@@ -187,9 +201,15 @@ class _Simulator:
             mana = r.auto_mana(player, cdef)
             if mana is None:
                 continue
-            action = "summon" if cdef.creature else "cast"
+            action = {"creature": "summon", "spell": "cast", "cross_gear": "generate",
+                      "aura": "aura"}[cdef.type]
             targets: list[str] = []
             effect = cdef.target_effect("spell")
+            if cdef.type == "aura" and not cdef.gr_summon:
+                own = [c.ref for c in r.boards[player].battle]
+                if not own:
+                    continue
+                targets = [self.rng.choice(own)]
             if effect is not None:
                 legal = r.legal_targets(player, effect)
                 if not legal:
@@ -197,6 +217,21 @@ class _Simulator:
                 targets = [self.rng.choice(legal)]
             out.append(self._probe(player, action, key_cards=[f"{player}:{card}"],
                                    targets=targets, choices={"mana": mana}))
+        return out
+
+    def _crosses(self, player: str) -> list[Request]:
+        """Cross a gear in the battle zone to another of the player's creatures."""
+        r = self.rules
+        if r.step > r.steps.index("main"):
+            return []
+        out = []
+        for gear in r.boards[player].gears:
+            others = [c.ref for c in r.boards[player].battle if c.ref != gear.crossed]
+            mana = r.auto_mana(player, gear.card, gear.card.cross_cost)
+            if others and mana is not None:
+                out.append(self._probe(player, "cross", key_cards=[gear.ref],
+                                       targets=[self.rng.choice(others)],
+                                       choices={"mana": mana}))
         return out
 
     def _attacks(self, player: str) -> list[Request]:
@@ -231,6 +266,7 @@ class _Simulator:
                 "start_of_turn", "end_of_turn") else aid
             if cdef is not None:
                 choices = self._targets(req.controller, cdef, hook)
+        choices.update(self._psychic_choice(req, choices))
         line = Resolve(seq=self.flow.next_seq, request=req.id, result="resolved",
                        choices=choices or None)
         if self.rng.random() < CLAIM_RATE:  # the table writes down what the rules plan
@@ -238,6 +274,27 @@ class _Simulator:
             line = line.model_copy(update={
                 "effects": [Effect.model_validate(e) for e in plan.effects]})
         return line
+
+    def _psychic_choice(self, req: Req, choices: dict[str, Any]) -> dict[str, Any]:
+        """The psychic creature a ``hyperspatial`` effect of the resolving spell or ability
+        brings out (``choices.hyperspatial``), among those the rules allow."""
+        aid = req.action.id
+        if aid == "cast":
+            cdef, hook = self.rules.card(str(req.data.get("card"))), "spell"
+        elif aid == "s_trigger":
+            cdef, hook = self.rules.card(str(req.source).partition(":")[2]), "spell"
+            if not choices.get("use"):
+                return {}
+        else:
+            cdef = self.rules.card(str(req.source).partition(":")[2])
+            hook = self.rules.turn_hook(self.flow, req) if aid in (
+                "start_of_turn", "end_of_turn") else aid
+        effect = next((e for e in cdef.effects(hook) if e.kind == "hyperspatial"),
+                      None) if cdef is not None else None
+        if effect is None:
+            return {}
+        legal = self.rules.psychic_options(req.controller, effect)
+        return {"hyperspatial": self.rng.choice(legal)} if legal else {}
 
     def _targets(self, controller: str, cdef: CardDef, hook: str) -> dict[str, Any]:
         effect = cdef.target_effect(hook)
@@ -261,7 +318,7 @@ class _Simulator:
         if attack.target != defender:
             return {}
         shields = r.boards[defender].shields or []
-        n = min(attacker.card.breaker, len(shields))
+        n = min(attacker.breaker, len(shields))
         if n == 0:
             return {}
         picked = self.rng.sample(shields, n)  # written always: the faces become known
