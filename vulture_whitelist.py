@@ -25,6 +25,10 @@ _.TOY_GAME
 # (to_stored_event) that the library calls.
 _.collect_events
 _.to_stored_event
+# eventsourcing: the PostgreSQL recorder class named by APPLICATION_RECORDER_TOPIC
+# (events/store.py) and the method the library calls to save.
+_.ChunkedApplicationRecorder
+_.insert_events
 # typer: commands, registered by @app.command / @fixture_app.command decorators.
 _.new_command
 _.check_command

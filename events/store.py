@@ -673,6 +673,10 @@ def store_env(store: str | None = None) -> dict[str, str]:
         host = url.hostname or query.get("host", [""])[0]
         env = {
             "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            # Large records in bounded chunks, under a statement timeout (events/pg.py).
+            "APPLICATION_RECORDER_TOPIC":
+                "coreflow_judge.events.pg:ChunkedApplicationRecorder",
+            "POSTGRES_LOCK_TIMEOUT": "30",
             "POSTGRES_DBNAME": dbname,
             "POSTGRES_HOST": host,
             "POSTGRES_PORT": str(url.port or 5432),
