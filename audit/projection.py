@@ -300,7 +300,14 @@ class AuditDB:
     def export_parquet(self, directory: str | Path) -> list[Path]:
         """Write every table as ``<directory>/<table>.parquet`` (rows in table order)."""
         out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
+        if out.exists() and not out.is_dir():
+            raise AuditError(f"--parquet {out}: a file; give a directory to write the Parquet "
+                             "files to (it was not changed)")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise AuditError(f"--parquet {out}: cannot create the directory: "
+                             f"{exc.strerror or exc}") from exc
         con = self._connect()
         written = []
         try:
@@ -378,13 +385,17 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Result:
     """Run exactly one statement on a (read-only) connection."""
     try:
         statements = con.extract_statements(sql)
+        kinds = [st.type for st in statements]
     except duckdb.Error as exc:
         raise QueryFailed(f"query failed: {_first_line(exc)}") from exc
+    except ValueError as exc:  # a statement type the Python client has no name for
+        raise QueryRefused(f"refused (the audit database is read-only): {sql.strip()[:40]!r} "
+                           f"is not a query ({exc})") from exc
     if len(statements) != 1:
         raise QueryFailed(
             "give exactly one SQL statement" if statements else "the query is empty"
         )
-    if statements[0].type == duckdb.StatementType.LOAD:
+    if kinds[0] == duckdb.StatementType.LOAD:
         # DuckDB refuses INSTALL and any LOAD of an extension that is not already in;
         # LOAD of a built-in (json, parquet) would be a silent no-op: refuse it as well.
         raise QueryRefused("refused (the audit database is read-only): "

@@ -31,8 +31,8 @@ runner = CliRunner()
 Edit = Callable[[list[dict[str, Any]]], list[Any]]
 
 
-def invoke(*args: str | Path) -> Any:
-    result = runner.invoke(app, [str(a) for a in args])
+def invoke(*args: str | Path, input: str | None = None) -> Any:
+    result = runner.invoke(app, [str(a) for a in args], input=input)
     assert "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), (
         repr(result.exception))
