@@ -174,7 +174,7 @@ class AuditDB:
         or by another schema version, or when the store is behind it (a new store).
         """
         own = recorder is None
-        app = recorder if recorder is not None else open_recorder(self.store)
+        app = recorder if recorder is not None else open_recorder(self.store, read_only=True)
         try:
             con = self._connect()
             try:

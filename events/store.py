@@ -49,6 +49,7 @@ from coreflow_judge.events.storefile import (
     NotOurStore,
     check_postgres,
     check_sqlite_store,
+    is_plain_path,
     may_read_immutable,
     read_only_uri,
 )
@@ -628,6 +629,10 @@ def open_recorder(store: str | None = None, read_only: bool = False) -> MatchRec
             ours = check_sqlite_store(db)
             if read_only and ours:
                 return _read_only_recorder(env, db)
+            if read_only and is_plain_path(db):  # nothing to read, and nothing is created
+                raise StoreUnavailable(
+                    f"no match is recorded in {db} (a SQLite database without coreflow's "
+                    "table)" if os.path.exists(db) else f"no event store at {db}")
         else:
             cause = check_postgres(env, float(MatchRecorder.env["POSTGRES_CONNECT_TIMEOUT"]))
             if cause is not None:
@@ -643,9 +648,12 @@ def open_recorder(store: str | None = None, read_only: bool = False) -> MatchRec
 def _read_only_recorder(env: dict[str, str], db: str) -> MatchRecorder:
     """The recorder on a SQLite store opened ``mode=ro`` (immutable when it must be)."""
     env = {**env, "SQLITE_DBNAME": read_only_uri(db), "CREATE_TABLE": "false"}
+    recorder = MatchRecorder(env=env)
     try:
-        return MatchRecorder(env=env)
+        recorder.recorder.max_notification_id()  # the first connection: can it read?
+        return recorder
     except (PersistenceError, sqlite3.OperationalError):
+        recorder.close()
         if not may_read_immutable(db):
             raise
     return MatchRecorder(env={**env, "SQLITE_DBNAME": read_only_uri(db, immutable=True)})

@@ -496,8 +496,8 @@ def test_recording_the_same_match_twice_changes_nothing(tmp_path: Path) -> None:
     r = invoke("record", DISPUTED, "--store", store)
     assert r.exit_code == 1 and r.stdout == ""
     assert one_line(r.stderr) == (
-        f"coreflow: {DISPUTED}: match 'demo-1' is already recorded in {store}; nothing was "
-        "written (coreflow log demo-1 prints the recorded log)")
+        f"coreflow: {DISPUTED}: match 'demo-1' is already recorded in {store} with the same "
+        "content; nothing was written (coreflow log demo-1 prints the recorded log)")
     assert invoke("log", "demo-1", "--store", store).stdout == before
     recorder = open_recorder(str(store))
     assert recorder.match_ids() == ["demo-1"]
