@@ -74,23 +74,31 @@ def test_a_store_in_memory_is_refused_for_recording(memory: str) -> None:
         "name a SQLite file or a postgresql:// URL (nothing was recorded)")
 
 
-def _without_write_access() -> list[str] | None:
+def _without_write_access(tmp: Path) -> list[str] | None:
     """A prefix that runs a command without the right to write what its mode forbids: none
     for an ordinary user; for root, setpriv dropping the capabilities that bypass file
-    modes. None when neither works here."""
+    modes. None when neither works here (the probe: sh runs, and cannot write into a
+    directory of mode 555)."""
     if os.geteuid() != 0:
         return []
     setpriv = shutil.which("setpriv")
     if setpriv is None:
         return None
     prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
-    probe = subprocess.run([*prefix, "sh", "-c", "touch /proc/1/coreflow-probe"],
-                           capture_output=True)
-    return prefix if probe.returncode != 0 else None
+    locked = tmp / "probe"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        probe = subprocess.run([*prefix, "sh", "-c", f"echo ran; touch {locked}/x"],
+                               capture_output=True, text=True)
+    finally:
+        locked.chmod(0o755)
+    works = probe.stdout.strip() == "ran" and probe.returncode != 0
+    return prefix if works else None
 
 
 def test_a_read_only_store_can_be_read(tmp_path: Path) -> None:
-    prefix = _without_write_access()
+    prefix = _without_write_access(tmp_path)
     if prefix is None:
         pytest.skip("cannot run a command without write access here")
     shelf = tmp_path / "shelf"
