@@ -17,6 +17,8 @@ _.log_format
 # pydantic: @field_validator methods, called by pydantic on validation.
 _._distinct_players
 _._registered_game
+# pydantic: a @model_validator (the effect operands must be finite).
+_._finite_operands
 # importlib.metadata: each game's GamePlugin object, loaded through its entry point in
 # the coreflow_judge.games group (pyproject.toml; the toy game's in tests/test_toy_game.py).
 _.GAME

@@ -13,17 +13,22 @@ temporary directory and one ``INSERT ... SELECT * FROM read_json(...)`` per tabl
 them in with the column types of :data:`audit.schema.TABLES` (far faster than row-wise
 inserts from Python).
 
-Queries from users go through :func:`query`, on a separate connection opened
-``read_only=True`` with ``enable_external_access = false`` and ``lock_configuration =
-true``: DuckDB itself refuses writes, ATTACH, COPY, INSTALL, LOAD and file reads.
+Queries from users go through :func:`stream_query`, on a separate connection opened
+``read_only=True`` with ``enable_external_access = false``, ``temp_directory = ''`` and
+``lock_configuration = true``: DuckDB itself refuses writes, ATTACH, COPY, INSTALL, LOAD,
+file reads and writes; only queries are run at all, each under a time limit, and their
+rows are fetched in batches.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -49,6 +54,11 @@ AUDIT_ENV_VAR = "COREFLOW_AUDIT"
 
 #: Notifications read per query from the store.
 PAGE_SIZE = 5000
+
+#: Seconds a query may run (``coreflow audit --timeout``) unless told otherwise.
+DEFAULT_TIMEOUT = 60.0
+#: Rows fetched from DuckDB at a time: a large answer streams, never held whole.
+BATCH_ROWS = 1000
 
 
 class AuditError(Exception):
@@ -164,7 +174,7 @@ class AuditDB:
         or by another schema version, or when the store is behind it (a new store).
         """
         own = recorder is None
-        app = recorder if recorder is not None else open_recorder(self.store)
+        app = recorder if recorder is not None else open_recorder(self.store, read_only=True)
         try:
             con = self._connect()
             try:
@@ -289,18 +299,25 @@ class AuditDB:
         """A connection that can only read the audit tables (see :func:`read_only`)."""
         return read_only(self.path)
 
-    def query(self, sql: str) -> Result:
-        """Run one read-only statement; :class:`QueryRefused` or :class:`AuditError`."""
+    def query(self, sql: str, timeout: float | None = DEFAULT_TIMEOUT) -> Result:
+        """Run one query; :class:`QueryRefused` or :class:`AuditError`."""
         con = self.connect_read_only()
         try:
-            return run_query(con, sql)
+            return run_query(con, sql, timeout)
         finally:
             con.close()
 
     def export_parquet(self, directory: str | Path) -> list[Path]:
         """Write every table as ``<directory>/<table>.parquet`` (rows in table order)."""
         out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
+        if out.exists() and not out.is_dir():
+            raise AuditError(f"--parquet {out}: a file; give a directory to write the Parquet "
+                             "files to (it was not changed)")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise AuditError(f"--parquet {out}: cannot create the directory: "
+                             f"{exc.strerror or exc}") from exc
         con = self._connect()
         written = []
         try:
@@ -344,26 +361,43 @@ class Result:
     rows: list[tuple[Any, ...]]
 
 
+#: The settings of a sandboxed connection, given when it is opened (nothing runs first).
+SANDBOX_CONFIG: dict[str, str | bool | int | float | list[str]] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "enable_external_access": False,
+    # No spilling to ``<audit>.tmp/``: without it DuckDB would still let a statement
+    # write files in its temporary directory.
+    "temp_directory": "",
+}
+
+#: The statements a user may run: queries only (SHOW, DESCRIBE, SUMMARIZE, FROM ...,
+#: VALUES, WITH ... are SELECTs to DuckDB), and EXPLAIN of a query.
+QUERY_TYPES = frozenset({duckdb.StatementType.SELECT})
+
+
 def read_only(path: str | Path) -> duckdb.DuckDBPyConnection:
-    """Open the audit file so that DuckDB refuses anything but reading its tables.
+    """Open the audit file in a sandbox where no statement can write any file.
 
     ``read_only=True`` refuses INSERT, UPDATE, DELETE, CREATE, DROP on the file;
     ``enable_external_access = false`` refuses ATTACH, COPY, EXPORT, INSTALL, LOAD and
     every file or URL read (``read_csv``, ``read_parquet``, ``read_text``, ``glob``...);
+    ``temp_directory = ''`` leaves DuckDB no directory of its own to write in;
     ``lock_configuration = true`` refuses any later SET/RESET/PRAGMA that would undo it.
+    All but the last two are set when the connection opens (the progress bar, a setting
+    of the session, is turned off, then the configuration locked). :func:`stream_query`
+    adds its own check: only queries (SELECT-style statements and EXPLAIN of one) run.
     """
     p = Path(path)
     if not p.exists():
         raise AuditError(f"no audit database at {p}")
     try:
-        con = duckdb.connect(str(p), read_only=True)
-        con.execute("SET autoinstall_known_extensions = false")
-        con.execute("SET autoload_known_extensions = false")
-        con.execute("SET enable_external_access = false")
+        con = duckdb.connect(str(p), read_only=True, config=SANDBOX_CONFIG)
+        con.execute("SET enable_progress_bar = false")
         con.execute("SET lock_configuration = true")
+        return con
     except duckdb.Error as exc:
         raise AuditError(f"cannot open the audit database {p}: {_first_line(exc)}") from exc
-    return con
 
 
 _REFUSALS = (
@@ -372,33 +406,97 @@ _REFUSALS = (
     "configuration has been locked",
     "disabled through configuration",
 )
+_EXPLAIN = re.compile(r"^\s*EXPLAIN(?:\s+ANALY[SZ]E)?\s+", re.IGNORECASE)
+_REFUSED = "refused (the audit database is read-only)"
 
 
-def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Result:
-    """Run exactly one statement on a (read-only) connection."""
+def _kind(con: duckdb.DuckDBPyConnection, sql: str) -> str:
+    """The one statement's kind, or :class:`QueryFailed` / :class:`QueryRefused`."""
     try:
         statements = con.extract_statements(sql)
+        kinds = [st.type for st in statements]
     except duckdb.Error as exc:
         raise QueryFailed(f"query failed: {_first_line(exc)}") from exc
-    if len(statements) != 1:
-        raise QueryFailed(
-            "give exactly one SQL statement" if statements else "the query is empty"
-        )
-    if statements[0].type == duckdb.StatementType.LOAD:
-        # DuckDB refuses INSTALL and any LOAD of an extension that is not already in;
-        # LOAD of a built-in (json, parquet) would be a silent no-op: refuse it as well.
-        raise QueryRefused("refused (the audit database is read-only): "
-                           "INSTALL and LOAD are disabled")
+    except ValueError as exc:  # a statement type the Python client has no name for
+        raise QueryRefused(f"{_REFUSED}: {sql.strip()[:40]!r} is not a query ({exc})") from exc
+    if len(kinds) != 1:
+        raise QueryFailed("give exactly one SQL statement" if kinds else "the query is empty")
+    kind = kinds[0]
+    if kind == duckdb.StatementType.EXPLAIN:
+        inner = _EXPLAIN.sub("", sql, count=1)
+        if inner == sql or _kind(con, inner) != "SELECT":
+            raise QueryRefused(f"{_REFUSED}: EXPLAIN is allowed of a query only")
+        return "EXPLAIN"
+    if kind not in QUERY_TYPES:
+        name = kind.name.replace("_", " ")
+        raise QueryRefused(f"{_REFUSED}: only queries run here (SELECT, WITH, FROM, VALUES, "
+                           f"SHOW, DESCRIBE, SUMMARIZE, EXPLAIN), not {name}")
+    return "SELECT"
+
+
+@dataclass(slots=True)
+class Stream:
+    """A running query's columns and its rows, fetched :data:`BATCH_ROWS` at a time."""
+
+    columns: list[str]
+    types: list[str]
+    batches: Iterator[list[tuple[Any, ...]]]
+
+
+def _failure(exc: duckdb.Error, timeout: float | None) -> AuditError:
+    msg = _first_line(exc)
+    if isinstance(exc, duckdb.InterruptException):
+        return QueryFailed(f"query stopped: it ran longer than {timeout:g} s "
+                           "(--timeout SECONDS allows more)")
+    if isinstance(exc, duckdb.PermissionException) or any(r in msg for r in _REFUSALS):
+        return QueryRefused(f"{_REFUSED}: {msg}")
+    return QueryFailed(f"query failed: {msg}")
+
+
+@contextmanager
+def stream_query(con: duckdb.DuckDBPyConnection, sql: str,
+                 timeout: float | None = DEFAULT_TIMEOUT) -> Iterator[Stream]:
+    """Run exactly one query on a sandboxed connection; its rows stream in batches.
+
+    A watchdog interrupts the query (``con.interrupt()``) once it has run ``timeout``
+    seconds, fetching included; ``None`` or 0 is no limit.
+    """
+    _kind(con, sql)
+    watchdog = threading.Timer(timeout, con.interrupt) if timeout else None
+    if watchdog is not None:
+        watchdog.daemon = True
+        watchdog.start()
     try:
-        cur = con.execute(sql)
-        desc = cur.description or []
-        rows = cur.fetchall() if desc else []
-    except duckdb.Error as exc:
-        msg = _first_line(exc)
-        if isinstance(exc, duckdb.PermissionException) or any(r in msg for r in _REFUSALS):
-            raise QueryRefused(f"refused (the audit database is read-only): {msg}") from exc
-        raise QueryFailed(f"query failed: {msg}") from exc
-    return Result([d[0] for d in desc], [str(d[1]) for d in desc], rows)
+        try:
+            cur = con.execute(sql)
+            desc = cur.description or []
+        except duckdb.Error as exc:
+            raise _failure(exc, timeout) from exc
+
+        def batches() -> Iterator[list[tuple[Any, ...]]]:
+            if not desc:
+                return
+            while True:
+                try:
+                    rows = cur.fetchmany(BATCH_ROWS)
+                except duckdb.Error as exc:
+                    raise _failure(exc, timeout) from exc
+                if not rows:
+                    return
+                yield rows
+
+        yield Stream([d[0] for d in desc], [str(d[1]) for d in desc], batches())
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+
+
+def run_query(con: duckdb.DuckDBPyConnection, sql: str,
+              timeout: float | None = DEFAULT_TIMEOUT) -> Result:
+    """Run exactly one query (see :func:`stream_query`) and keep every row."""
+    with stream_query(con, sql, timeout) as stream:
+        rows = [row for batch in stream.batches for row in batch]
+        return Result(stream.columns, stream.types, rows)
 
 
 # ------------------------------------------------------------------------ helpers

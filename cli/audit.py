@@ -12,7 +12,6 @@ traceback), 2 the store or the audit database could not be opened.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import sys
 from collections.abc import Callable, Iterable
@@ -22,14 +21,16 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, TextIO
 
+import duckdb
 import typer
 from coreflow_judge.audit.projection import (
+    DEFAULT_TIMEOUT,
     AuditDB,
     AuditError,
     QueryFailed,
-    Result,
+    Stream,
     read_only,
-    run_query,
+    stream_query,
 )
 from coreflow_judge.audit.schema import TABLES
 from coreflow_judge.events.store import STORE_ENV_VAR, StoreError, store_env
@@ -47,6 +48,11 @@ StoreOpt = Annotated[
     str | None,
     typer.Option("--store", help=f"Event store: a SQLite file or a postgresql:// URL "
                  f"[default: ${STORE_ENV_VAR}, else ./coreflow.db].", show_default=False),
+]
+TimeoutOpt = Annotated[
+    float,
+    typer.Option("--timeout", metavar="SECONDS", min=0,
+                 help="Stop a query that runs longer than this (0: no limit)."),
 ]
 AuditOpt = Annotated[
     Path | None,
@@ -101,33 +107,39 @@ def _numeric(type_name: str) -> bool:
                          "UINTEGER", "DOUBLE", "FLOAT", "DECIMAL", "REAL"))
 
 
-def render_table(result: Result) -> str:
-    """A pipe table (Markdown-compatible); numbers right-aligned; the row count last."""
-    header = result.columns
-    body = [[_cell(v) for v in row] for row in result.rows]
-    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
-    right = [_numeric(t) for t in result.types]
+def write_table(stream: Stream, out: TextIO) -> None:
+    """A pipe table (Markdown-compatible); numbers right-aligned; the row count last.
+
+    Columns are as wide as the header and the first batch of rows need (a later, wider
+    value widens its own row only): the rows are written as they come, never held whole.
+    """
+    header = stream.columns
+    right = [_numeric(t) for t in stream.types]
+    batches = iter(stream.batches)
+    first = [[_cell(v) for v in row] for row in next(batches, [])]
+    widths = [max([len(h)] + [len(r[i]) for r in first]) for i, h in enumerate(header)]
 
     def fmt(cells: Iterable[str]) -> str:
         parts = [c.rjust(w) if r else c.ljust(w)
                  for c, w, r in zip(cells, widths, right, strict=True)]
-        return "| " + " | ".join(parts) + " |"
+        return "| " + " | ".join(parts) + " |\n"
 
-    rule = "|" + "|".join(("-" * (w + 1) + ":") if r else "-" * (w + 2)
-                          for w, r in zip(widths, right, strict=True)) + "|"
-    lines = [fmt(header), rule] + [fmt(r) for r in body]
-    n = len(body)
-    lines.append(f"({n} row{'s' if n != 1 else ''})")
-    return "\n".join(lines)
+    out.write(fmt(header))
+    out.write("|" + "|".join(("-" * (w + 1) + ":") if r else "-" * (w + 2)
+                             for w, r in zip(widths, right, strict=True)) + "|\n")
+    n = len(first)
+    out.writelines(fmt(r) for r in first)
+    for batch in batches:
+        out.writelines(fmt([_cell(v) for v in row]) for row in batch)
+        n += len(batch)
+    out.write(f"({n} row{'s' if n != 1 else ''})\n")
 
 
-def render_csv(result: Result) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(result.columns)
-    for row in result.rows:
-        w.writerow(["" if v is None else _cell(v) for v in row])
-    return buf.getvalue().rstrip("\n")
+def write_csv(stream: Stream, out: TextIO) -> None:
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(stream.columns)
+    for batch in stream.batches:
+        w.writerows(["" if v is None else _cell(v) for v in row] for row in batch)
 
 
 def _json_value(value: Any, type_name: str) -> Any:
@@ -150,21 +162,28 @@ def _json_value(value: Any, type_name: str) -> Any:
     return value
 
 
-def render_json(result: Result) -> str:
+def write_json(stream: Stream, out: TextIO) -> None:
     """JSON Lines: one object per row, JSON columns as JSON values."""
-    out = []
-    for row in result.rows:
-        obj = {c: _json_value(v, t)
-               for c, v, t in zip(result.columns, row, result.types, strict=True)}
-        out.append(json.dumps(obj, ensure_ascii=False, default=str))
-    return "\n".join(out)
+    for batch in stream.batches:
+        for row in batch:
+            obj = {c: _json_value(v, t)
+                   for c, v, t in zip(stream.columns, row, stream.types, strict=True)}
+            out.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
 
 
-RENDER: dict[OutFormat, Callable[[Result], str]] = {
-    OutFormat.table: render_table,
-    OutFormat.csv: render_csv,
-    OutFormat.json: render_json,
+WRITE: dict[OutFormat, Callable[[Stream, TextIO], None]] = {
+    OutFormat.table: write_table,
+    OutFormat.csv: write_csv,
+    OutFormat.json: write_json,
 }
+
+
+def run_to(con: duckdb.DuckDBPyConnection, sql: str, fmt: OutFormat, timeout: float | None,
+           out: TextIO) -> None:
+    """Run one query in the sandbox and write its rows to ``out`` as they come."""
+    with stream_query(con, sql, timeout) as stream:
+        WRITE[fmt](stream, out)
+    out.flush()
 
 
 # ------------------------------------------------------------------ commands
@@ -202,17 +221,19 @@ def _guard(fn: Callable[[], int]) -> None:
 
 def audit_command(
     query: Annotated[str | None, typer.Argument(
-        metavar="[SQL]", help="One read-only SQL statement; without it, read queries "
-        "from stdin until EOF or .quit.", show_default=False)] = None,
+        metavar="[SQL]", help="One query (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN...); without "
+        "it, read queries from stdin until EOF or .quit.", show_default=False)] = None,
     fmt: Annotated[OutFormat, typer.Option("--format", help="Output format.")] =
     OutFormat.table,
     store: StoreOpt = None,
     audit: AuditOpt = None,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """Run read-only SQL over the recorded matches (DuckDB; refreshed from the store first).
 
     Tables: matches, events, requests, passes, chance_moves, resolutions, triggers, stage,
-    findings, boards (docs/audit.md).
+    findings, boards (docs/audit.md). Queries run in a sandbox that cannot write any file,
+    each for at most --timeout seconds; rows are printed as they come.
 
     Example: coreflow audit "SELECT code, count(*) FROM findings GROUP BY code ORDER BY 2 DESC"
     """
@@ -220,14 +241,19 @@ def audit_command(
     def run() -> int:
         auditdb = _open(store, audit)
         if query is not None:
-            typer.echo(RENDER[fmt](auditdb.query(query)))
+            con = read_only(auditdb.path)
+            try:
+                run_to(con, query, fmt, timeout, sys.stdout)
+            finally:
+                con.close()
             return EXIT_OK
-        return _interactive(auditdb, fmt, sys.stdin, sys.stdout)
+        return _interactive(auditdb, fmt, sys.stdin, sys.stdout, timeout)
 
     _guard(run)
 
 
-def _interactive(auditdb: AuditDB, fmt: OutFormat, stdin: TextIO, stdout: TextIO) -> int:
+def _interactive(auditdb: AuditDB, fmt: OutFormat, stdin: TextIO, stdout: TextIO,
+                 timeout: float | None = DEFAULT_TIMEOUT) -> int:
     """Statements end with ``;`` (or at the end of the input); ``.quit`` leaves.
 
     ``.tables`` lists the tables, ``.format table|csv|json`` switches the output. A
@@ -247,9 +273,10 @@ def _interactive(auditdb: AuditDB, fmt: OutFormat, stdin: TextIO, stdout: TextIO
     def run(sql: str) -> None:
         nonlocal failed
         try:
-            stdout.write(RENDER[fmt](run_query(con, sql)) + "\n")
+            run_to(con, sql, fmt, timeout, stdout)
         except AuditError as exc:
             failed = True
+            stdout.flush()
             _say(str(exc))
         stdout.flush()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -24,7 +25,14 @@ from coreflow_judge.adjudicator.judge import JudgeInputError, Report, judge_line
 from coreflow_judge.adjudicator.plugins import GamePlugin, game_of_bare_edition, games
 from coreflow_judge.cli.render import board_text, report_text
 from coreflow_judge.events.models import LogLine, MatchStarted, json_schema
-from coreflow_judge.events.reader import LineError, LogReadError, dump_line, read_log, verify_chain
+from coreflow_judge.events.reader import (
+    LineError,
+    LogReadError,
+    canonical_dict,
+    dump_line,
+    read_log,
+    verify_chain,
+)
 from coreflow_judge.events.store import (
     STORE_ENV_VAR,
     LogRejected,
@@ -209,6 +217,48 @@ def _is_match_id(target: str) -> bool:
     return not target.endswith(".jsonl") and os.sep not in target
 
 
+def _means_recorded(name: str, store: str | None, doing: str) -> bool:
+    """Whether a LOG|MATCH_ID argument names a recorded match rather than a file.
+
+    A name with a ``/`` or ending in ``.jsonl`` is a file; a name that is no file is a
+    match id. A bare name that is both a file here and a match recorded in the store is
+    the recorded match when ``--store`` is given, else the file, and a note on stderr
+    says which was taken and how to name the other.
+    """
+    if not _is_match_id(name):
+        return False
+    if not Path(name).exists():
+        return True
+    where = _also_recorded(name, store)
+    if where is None:
+        return False
+    if store is not None:
+        _say(f"note: {name!r} is both a file here and a match recorded in {where}; "
+             f"{doing} the recorded match (./{name} names the file)")
+        return True
+    _say(f"note: {name!r} is both a file here and a match recorded in {where}; {doing} the "
+         f"file (--store {where} {name} names the recorded match)")
+    return False
+
+
+def _also_recorded(name: str, store: str | None) -> str | None:
+    """The store's name when ``name`` is also the id of a match recorded there."""
+    if not MATCH_ID.fullmatch(name):
+        return None
+    db = store_env(store).get("SQLITE_DBNAME")
+    if db is not None and (":memory:" in db or not Path(db).is_file()):
+        return None
+    try:
+        with _recorder(store, reading=True) as recorder:
+            recorder.load(name)
+    except (StoreError, CliError):  # not recorded, or no store to ask: the file it is
+        return None
+    return _store_name(store)
+
+
+MATCH_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
+
+
 def _recorded(match_id: str, store: str | None) -> list[LogLine]:
     """The stored lines of a recorded match (the store is only read, never created)."""
     with _recorder(store, reading=True) as recorder:
@@ -261,6 +311,16 @@ def _with_path(path: Path, fn: Callable[[], R]) -> R:
         raise CliError(f"{path}: {exc}") from exc
 
 
+def _first_difference(stored: Sequence[LogLine], given: Sequence[LogLine]) -> int | None:
+    """The first seq at which two complete logs differ (hashes aside), or None."""
+    for seq, (a, b) in enumerate(zip(stored, given, strict=False), start=1):
+        if canonical_dict(a) != canonical_dict(b):
+            return seq
+    if len(stored) != len(given):
+        return min(len(stored), len(given)) + 1
+    return None
+
+
 def _jsonl(lines: Sequence[LogLine]) -> str:
     previous: str | None = None
     out: list[str] = []
@@ -287,7 +347,10 @@ def _recorder(store: str | None, reading: bool = False) -> Iterator[MatchRecorde
     if reading and db is not None and db != ":memory:" and not Path(db).exists():
         raise CliError(f"no event store at {db} (record a log first: coreflow record LOG)",
                        EXIT_NO)
-    recorder = open_recorder(store)
+    if not reading and db is not None and (":memory:" in db or "mode=memory" in db):
+        raise CliError(f"--store {db}: a store in memory keeps nothing once the command ends; "
+                       "name a SQLite file or a postgresql:// URL (nothing was recorded)")
+    recorder = open_recorder(store, read_only=reading)
     try:
         yield recorder
     finally:
@@ -314,7 +377,7 @@ FormatOption = Annotated[Format, typer.Option("--format", help="Output format.")
 @app.command()
 @guarded
 def judge(
-    logs: Annotated[list[Path], typer.Argument(
+    logs: Annotated[list[str], typer.Argument(
         metavar="LOG|MATCH_ID",
         help="Log files, directories (their *.jsonl files, in name order), or the ids of "
              "matches recorded in the store.",
@@ -330,16 +393,18 @@ def judge(
     """
     status = EXIT_OK
     first = True
-    files: list[Path] = []
-    for path in logs:
+    files: list[tuple[str, Path]] = []
+    for raw in logs:
         try:
-            files += _log_files(path)
+            found = _log_files(Path(raw))
         except CliError as exc:
             _say(str(exc))
             status = EXIT_INPUT
-    for path in files:
+            continue
+        files += [(raw, found[0])] if found == [Path(raw)] else [(str(f), f) for f in found]
+    for raw, path in files:
         try:
-            if not path.exists() and _is_match_id(str(path)):
+            if _means_recorded(raw, store, "judging"):
                 report: Report = judge_lines(enumerate(_recorded(str(path), store), start=1))
             else:
                 report = judge_lines(read_log(path))
@@ -386,16 +451,18 @@ def record(
     with _recorder(store) as recorder:
         try:
             recorder.record(lines)
+            head = recorder.verify_record(getattr(lines[0], "match_id", "")).head
         except MatchAlreadyRecorded as exc:
+            differs = _first_difference(recorder.lines(exc.match_id), lines)
+            how = " with the same content" if differs is None else (
+                f" with different content (the complete logs differ first at seq {differs})")
             raise CliError(
-                f"{log}: match {exc.match_id!r} is already recorded in {_store_name(store)}; "
-                f"nothing was written (coreflow log {exc.match_id} prints the recorded log)",
-                EXIT_NO) from None
+                f"{log}: match {exc.match_id!r} is already recorded in {_store_name(store)}"
+                f"{how}; nothing was written (coreflow log {exc.match_id} prints the recorded "
+                "log)", EXIT_NO) from None
     first = lines[0]
     match_id = getattr(first, "match_id", "")
     typer.echo(match_id)
-    with _recorder(store, reading=True) as recorder:
-        head = recorder.verify_record(match_id).head
     # The receipt: keep it to check later that the record was neither cut nor re-chained.
     typer.echo(f"{match_id}: recorded {len(lines)} lines; head hash {head} "
                f"(coreflow verify {match_id} --head {head})", err=True)
@@ -420,12 +487,12 @@ def board(
     path = Path(target)
     if path.is_dir():
         raise CliError(f"{path}: a directory; give one log file or a match id")
-    if path.exists():
-        projector = _with_path(path, lambda: BoardProjector.from_file(path))
-    else:
-        if not _is_match_id(target):  # meant as a file: no store needed
+    if not _means_recorded(target, store, "showing"):
+        if not path.exists():  # meant as a file: no store needed
             raise CliError(f"{target}: no such log file (nor a match id: a match id has no "
                            "'/' and no .jsonl)", EXIT_INPUT)
+        projector = _with_path(path, lambda: BoardProjector.from_file(path))
+    else:
         try:
             lines = _recorded(target, store)
         except RecordRefused:

@@ -11,11 +11,74 @@ vendor-extension object, so that a typo never passes silently.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    field_validator,
+    model_validator,
+)
 
-PlayerId = Annotated[str, Field(min_length=1, max_length=128)]
+# ------------------------------------------------------------------ limits
+# Every size a log controls has a bound, checked when the line is read (a line over a
+# bound is ``log.malformed`` naming its line and field), so that what a log costs to read,
+# judge and store stays proportional to its real content. docs/decisions.md, section 1.
+
+MAX_LINE_BYTES = 1_048_576
+"""A line of the log (the longest real one, a header defining a Duel Masters deck, is a
+few kilobytes)."""
+MAX_ID = 128
+"""Ids and names: match, player, request ids, actions, card references, card names."""
+MAX_TEXT = 10_000
+"""Free text: ``note``, ``reason``."""
+MAX_PLAYERS = 16
+MAX_DECK_SIZE = 500
+"""A deck (``deck_sizes``, the cards of ``decks``), and any list of cards in a line."""
+MAX_DEPTH = 16
+"""Nesting of the free-form values (``x``, ``choices``, ``cards``, effect operands)."""
+
+
+class FreeFormError(ValueError):
+    """A free-form value breaks a limit; ``path`` is where inside the field."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+def _check_free_form(value: Any, path: str = "", depth: int = 0) -> None:
+    """Raise :class:`FreeFormError` for a number that is not finite (``NaN``,
+    ``Infinity``, ``1e400``) or a nesting deeper than :data:`MAX_DEPTH`."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            shown = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+            raise FreeFormError(path, f"must be a finite number (got {shown})")
+    elif isinstance(value, dict | list):
+        if depth >= MAX_DEPTH:
+            raise FreeFormError(path, f"nested deeper than {MAX_DEPTH} levels")
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            _check_free_form(item, f"{path}.{key}" if path else str(key), depth + 1)
+
+
+def _free_form(value: Any) -> Any:
+    _check_free_form(value)
+    return value
+
+
+FreeForm = AfterValidator(_free_form)
+"""Checks a free-form field (see :func:`_check_free_form`)."""
+
+Name = Annotated[str, Field(max_length=MAX_ID)]
+Text = Annotated[str, Field(max_length=MAX_TEXT)]
+PlayerId = Annotated[str, Field(min_length=1, max_length=MAX_ID)]
+RequestId = Annotated[str, Field(min_length=1, max_length=MAX_ID)]
+Cards = Annotated[list[Name], Field(max_length=MAX_DECK_SIZE)]
 Count = Annotated[int, Field(strict=True)]
 """A whole number written as a JSON number: ``"4"`` or ``4.0`` is a type error, not a 4."""
 SYSTEM_PLAYER = "system"
@@ -30,18 +93,18 @@ class _Line(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     seq: Count = Field(ge=1)
-    at: str | None = None
-    note: str | None = None
+    at: Name | None = None
+    note: Text | None = None
     hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
-    x: dict[str, Any] | None = None
+    x: Annotated[dict[str, Any], FreeForm] | None = None
 
 
 class EventInfo(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    tournament: str | None = None
-    round: int | str | None = None
-    table: int | str | None = None
+    tournament: Name | None = None
+    round: int | Name | None = None
+    table: int | Name | None = None
 
 
 class MatchStarted(_Line):
@@ -49,19 +112,19 @@ class MatchStarted(_Line):
 
     type: Literal["match_started"] = "match_started"
     match_id: str = Field(pattern=r"^[A-Za-z0-9._-]{1,128}$")
-    game: str
+    game: Name
     """The id a game is registered under (:mod:`adjudicator.plugins`); the registry, not
     this model, knows which games there are."""
-    rules: str
-    format: str
-    regulation: str | None = None
-    players: list[PlayerId] = Field(min_length=2)
-    decks: dict[PlayerId, list[str]] | None = None
-    deck_sizes: dict[PlayerId, Annotated[Count, Field(ge=0)]] | None = None
-    cards: dict[str, Any] | list[Any] | None = None
-    hyperspatial: dict[PlayerId, list[str]] | None = None
+    rules: Name
+    format: Name
+    regulation: Name | None = None
+    players: list[PlayerId] = Field(min_length=2, max_length=MAX_PLAYERS)
+    decks: dict[PlayerId, Cards] | None = None
+    deck_sizes: dict[PlayerId, Annotated[Count, Field(ge=0, le=MAX_DECK_SIZE)]] | None = None
+    cards: Annotated[dict[str, Any] | list[Any], FreeForm] | None = None
+    hyperspatial: dict[PlayerId, Cards] | None = None
     """Duel Masters: each player's hyperspatial zone (public), card ids."""
-    super_gr: dict[PlayerId, list[str]] | None = None
+    super_gr: dict[PlayerId, Cards] | None = None
     """Duel Masters: each player's super GR zone (hidden), card ids, top first."""
     event: EventInfo | None = None
     log_format: Literal[1]
@@ -94,9 +157,9 @@ class Preset(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    bulwark: str | None = None
-    soldier: str | None = None
-    graveyard: list[str] = Field(default_factory=list)
+    bulwark: Name | None = None
+    soldier: Name | None = None
+    graveyard: Cards = Field(default_factory=list)
 
 
 class GameStarted(_Line):
@@ -104,10 +167,10 @@ class GameStarted(_Line):
 
     type: Literal["game_started"] = "game_started"
     first_player: PlayerId
-    reveals: dict[PlayerId, list[str]] | None = None
-    hands: dict[PlayerId, list[str]] | None = None
+    reveals: dict[PlayerId, Cards] | None = None
+    hands: dict[PlayerId, Cards] | None = None
     presets: dict[PlayerId, Preset] | None = None
-    trumps: dict[PlayerId, list[str]] | None = None
+    trumps: dict[PlayerId, Cards] | None = None
     """BlackPoker 6.1 extra: the trumps each player placed face down before the game (at
     most 2; ``?`` where the recorder does not know a face). Not part of the deck."""
 
@@ -133,20 +196,20 @@ class Cost(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["B", "L", "D", "S", "C"]
-    ref: str
+    ref: Name
 
 
 class Request(_Line):
     """Core [5]: a player asks for an action, paying its costs."""
 
     type: Literal["request"] = "request"
-    request: str = Field(min_length=1, max_length=128)
+    request: RequestId
     player: PlayerId
-    action: str
+    action: Name
     key_cards: list[CardRef] = Field(default_factory=list)
     costs: list[Cost] = Field(default_factory=list)
-    targets: list[str] = Field(default_factory=list)
-    choices: dict[str, Any] | None = None
+    targets: list[Name] = Field(default_factory=list)
+    choices: Annotated[dict[str, Any], FreeForm] | None = None
     speed: Literal["instant", "normal"] | None = None
     timing: Literal["main", "quick", "free"] | None = None
 
@@ -162,9 +225,9 @@ class Trigger(_Line):
     """Core [6-1]: a request the rules create enters the buffer."""
 
     type: Literal["trigger"] = "trigger"
-    request: str = Field(min_length=1, max_length=128)
-    action: str
-    source: str
+    request: RequestId
+    action: Name
+    source: Name
     controller: PlayerId | None = None
 
 
@@ -172,15 +235,15 @@ class Stage(_Line):
     """Core [10], [6-10-5], [6-10-7]: a request goes on top of the stage."""
 
     type: Literal["stage"] = "stage"
-    request: str
+    request: RequestId
 
 
 class Discard(_Line):
     """Core [6-10-6]: a main-timing triggered normal request met a non-empty stage."""
 
     type: Literal["discard"] = "discard"
-    request: str
-    reason: str | None = None
+    request: RequestId
+    reason: Text | None = None
 
 
 class Effect(BaseModel):
@@ -188,16 +251,21 @@ class Effect(BaseModel):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    op: str
+    op: Name
+
+    @model_validator(mode="after")
+    def _finite_operands(self) -> Effect:
+        _check_free_form(self.model_extra or {})
+        return self
 
 
 class Resolve(_Line):
     """Core [8], [15], [6-5-3]: the table carries out a request."""
 
     type: Literal["resolve"] = "resolve"
-    request: str
+    request: RequestId
     result: Literal["resolved", "fizzled"]
-    choices: dict[str, Any] | None = None
+    choices: Annotated[dict[str, Any], FreeForm] | None = None
     effects: list[Effect] | None = None
 
 
@@ -216,7 +284,7 @@ class GameEnded(_Line):
     type: Literal["game_ended"] = "game_ended"
     result: Literal["win", "draw"]
     winner: PlayerId | None = None
-    reason: str | None = None
+    reason: Text | None = None
 
 
 LogLine = Annotated[

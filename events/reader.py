@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from coreflow_judge.events.models import LINE_ADAPTER, LogLine
+from coreflow_judge.events.models import LINE_ADAPTER, MAX_LINE_BYTES, FreeFormError, LogLine
 from pydantic import ValidationError
 
 ZERO_HASH = "0" * 64
@@ -77,6 +77,10 @@ def _plain_message(err: Mapping[str, Any]) -> str:
     msg = _PLAIN.get(kind) or str(err.get("msg", "invalid"))
     if kind == "greater_than_equal":
         msg = f"must be {ctx.get('ge')} or more"
+    elif kind == "less_than_equal":
+        msg = f"must be {ctx.get('le')} or less"
+    elif kind == "too_long":
+        msg = f"must have at most {ctx.get('max_length')} items"
     elif kind == "literal_error":
         msg = f"must be {ctx.get('expected')}"
     elif kind == "string_too_short" and ctx.get("min_length") == 1:
@@ -139,6 +143,10 @@ def _line_error(exc: ValidationError, text: str | bytes, line_no: int) -> LineEr
                          f"(known: {', '.join(sorted(_TYPE_TAGS))})")
     field = _field_of(first)
     msg = _plain_message(first)
+    inner = (first.get("ctx") or {}).get("error")
+    if isinstance(inner, FreeFormError):  # where inside a free-form field
+        field = f"{field}.{inner.path}" if inner.path else field
+        msg = str(inner)
     if first["type"] == "extra_forbidden":
         msg = "unknown field (vendor extensions belong under 'x')"
     # A union field fails once per member: say it once, with every member's wording.
@@ -163,17 +171,39 @@ def iter_lines(source: Iterable[bytes | str]) -> Iterator[tuple[int, LogLine | L
     for no, raw in enumerate(source, start=1):
         if not raw or raw.isspace():
             continue
+        if len(raw) > MAX_LINE_BYTES and len(raw.encode("utf-8") if isinstance(raw, str)
+                                             else raw) > MAX_LINE_BYTES:
+            yield no, LineError(no, "(line)", f"longer than {MAX_LINE_BYTES} bytes "
+                                "(the limit of a log line)")
+            continue
         try:
             yield no, validate(raw)
         except ValidationError as exc:
             yield no, _line_error(exc, raw, no)
 
 
+def bounded_lines(fh: IO[bytes]) -> Iterator[bytes]:
+    """The physical lines of a binary file, each held to :data:`MAX_LINE_BYTES` + 1 bytes:
+    the rest of a longer line is read and dropped (the line is an error anyway), so a
+    gigabyte without a newline costs no more memory than a line at the limit."""
+    limit = MAX_LINE_BYTES + 1
+    while True:
+        raw = fh.readline(limit)
+        if not raw:
+            return
+        if len(raw) == limit and not raw.endswith(b"\n"):
+            while True:  # skip to the end of this line
+                rest = fh.readline(1 << 20)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        yield raw
+
+
 def read_log(path: Path) -> list[tuple[int, LogLine | LineError]]:
     """Read a whole log file; raise :class:`LogReadError` if it cannot be opened."""
     try:
         with path.open("rb") as fh:
-            return list(iter_lines(fh))
+            return list(iter_lines(bounded_lines(fh)))
     except OSError as exc:
         raise LogReadError(f"{path}: cannot read: {exc.strerror or exc}") from exc
 

@@ -25,7 +25,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar, cast
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 from uuid import UUID, uuid5
 
 from coreflow_judge.events.models import (
@@ -53,6 +53,14 @@ from coreflow_judge.events.reader import (
     dump_line,
     iter_lines,
     verify_chain,
+)
+from coreflow_judge.events.storefile import (
+    NotOurStore,
+    check_postgres,
+    check_sqlite_store,
+    is_plain_path,
+    may_read_immutable,
+    read_only_uri,
 )
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import DomainEventProtocol, EventSourcingError
@@ -104,7 +112,8 @@ class CorruptRecord(StoreError):
 
     def __init__(self, record_id: object, version: int, why: str) -> None:
         super().__init__(f"the stored line at seq {version} of record {record_id} {why}: "
-                         "the store was changed outside coreflow")
+                         "the store was changed outside coreflow (or written by a version "
+                         "of coreflow with looser limits on a line)")
         self.version = version
 
 
@@ -679,7 +688,7 @@ def store_env(store: str | None = None) -> dict[str, str]:
             "POSTGRES_LOCK_TIMEOUT": "30",
             "POSTGRES_DBNAME": dbname,
             "POSTGRES_HOST": host,
-            "POSTGRES_PORT": str(url.port or 5432),
+            "POSTGRES_PORT": str(_port(url, store) or 5432),
             "POSTGRES_USER": unquote(url.username or "")
             or os.environ.get("PGUSER", "postgres"),
             "POSTGRES_PASSWORD": unquote(url.password or ""),
@@ -692,19 +701,63 @@ def store_env(store: str | None = None) -> dict[str, str]:
     return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": store}
 
 
-def open_recorder(store: str | None = None) -> MatchRecorder:
-    """Open the recorder on a store (see :func:`store_env`); close it when done."""
+def _port(url: SplitResult, store: str) -> int | None:
+    try:
+        return url.port
+    except ValueError:  # ``host:notaport``
+        port = url.netloc.rpartition(":")[2]
+        raise StoreUnavailable(f"{_redact(store)}: the port {port!r} is not a number "
+                               "(postgresql://user@host:5432/dbname)") from None
+
+
+def open_recorder(store: str | None = None, read_only: bool = False) -> MatchRecorder:
+    """Open the recorder on a store (see :func:`store_env`); close it when done.
+
+    A SQLite file that is another program's database is refused before anything is
+    written to it (:func:`~events.storefile.check_sqlite_store`). ``read_only`` opens a
+    SQLite store for reading only: nothing is created or written, and a file we may not
+    write can still be read. A PostgreSQL server is tried once first, so that a failure
+    names its cause (:func:`~events.storefile.check_postgres`).
+    """
     env = store_env(store)
     db = env.get("SQLITE_DBNAME")
+    where = db or _redact(store or os.environ.get(STORE_ENV_VAR, ""))
     if db is not None and os.path.isdir(db):
         raise StoreUnavailable(f"cannot open the event store {db}: a directory, not a SQLite "
                                f"file (name a file in it, e.g. {os.path.join(db, 'coreflow.db')})")
     try:
+        if db is not None:
+            ours = check_sqlite_store(db)
+            if read_only and ours:
+                return _read_only_recorder(env, db)
+            if read_only and is_plain_path(db):  # nothing to read, and nothing is created
+                raise StoreUnavailable(
+                    f"no match is recorded in {db} (a SQLite database without coreflow's "
+                    "table)" if os.path.exists(db) else f"no event store at {db}")
+        else:
+            cause = check_postgres(env, float(MatchRecorder.env["POSTGRES_CONNECT_TIMEOUT"]))
+            if cause is not None:
+                raise StoreUnavailable(f"cannot open the event store {where}: {cause}")
         return MatchRecorder(env=env)
+    except NotOurStore as exc:
+        raise StoreUnavailable(f"cannot use {where} as the event store: {exc}") from exc
     except (EventSourcingError, PersistenceError, OSError, sqlite3.Error) as exc:
         # sqlite3.Error: a file that is not a SQLite database ("file is not a database").
-        where = env.get("SQLITE_DBNAME") or _redact(store or os.environ.get(STORE_ENV_VAR, ""))
         raise StoreUnavailable(f"cannot open the event store {where}: {exc}") from exc
+
+
+def _read_only_recorder(env: dict[str, str], db: str) -> MatchRecorder:
+    """The recorder on a SQLite store opened ``mode=ro`` (immutable when it must be)."""
+    env = {**env, "SQLITE_DBNAME": read_only_uri(db), "CREATE_TABLE": "false"}
+    recorder = MatchRecorder(env=env)
+    try:
+        recorder.recorder.max_notification_id()  # the first connection: can it read?
+        return recorder
+    except (PersistenceError, sqlite3.OperationalError):
+        recorder.close()
+        if not may_read_immutable(db):
+            raise
+    return MatchRecorder(env={**env, "SQLITE_DBNAME": read_only_uri(db, immutable=True)})
 
 
 def _redact(url: str) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from coreflow_judge.cli.main import app
+from coreflow_judge.events.models import MAX_LINE_BYTES
 from coreflow_judge.events.store import open_recorder
 from typer.testing import CliRunner
 
@@ -30,8 +31,8 @@ runner = CliRunner()
 Edit = Callable[[list[dict[str, Any]]], list[Any]]
 
 
-def invoke(*args: str | Path) -> Any:
-    result = runner.invoke(app, [str(a) for a in args])
+def invoke(*args: str | Path, input: str | None = None) -> Any:
+    result = runner.invoke(app, [str(a) for a in args], input=input)
     assert "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), (
         repr(result.exception))
@@ -323,14 +324,25 @@ def test_two_match_started_lines(tmp_path: Path) -> None:
 
 
 def test_a_10_mb_line(tmp_path: Path) -> None:
+    """A line over the limit is one error naming it, read without holding it whole."""
     log = write_lines(tmp_path / "big.jsonl", edited(5, note="x" * 10_000_000)(disputed()))
-    assert codes(judged(log)) == codes(judged(DISPUTED))
-    assert invoke("record", log, "--store", tmp_path / "s.db").exit_code == 0
-    assert invoke("verify", log).exit_code == 1  # no hash chain, read to the end
+    malformed = [(c, s, m) for c, s, m in codes(judged(log)) if c == "log.malformed"]
+    assert malformed == [("log.malformed", 6, f"Line 6: field '(line)': longer than "
+                          f"{MAX_LINE_BYTES} bytes (the limit of a log line)")]
+    for command in ("record", "verify", "normalize"):
+        r = run_command(command, log, tmp_path)
+        assert r.exit_code == 2, command
+        assert one_line(r.stderr) == (f"coreflow: {log}: line 6: field '(line)': longer than "
+                                      f"{MAX_LINE_BYTES} bytes (the limit of a log line)")
+    assert_nothing_written(tmp_path)
     junk = write_lines(tmp_path / "junk.jsonl", replaced(5, "{" * 10_000_000)(disputed()))
     r = invoke("record", junk, "--store", tmp_path / "t.db")
     assert r.exit_code == 2
-    assert one_line(r.stderr).startswith(f"coreflow: {junk}: line 6: field '(json)': ")
+    assert one_line(r.stderr).startswith(f"coreflow: {junk}: line 6: field '(line)': ")
+    nested = write_lines(tmp_path / "deep.jsonl", replaced(5, "[" * 100_000)(disputed()))
+    r = invoke("record", nested, "--store", tmp_path / "t.db")
+    assert r.exit_code == 2
+    assert one_line(r.stderr).startswith(f"coreflow: {nested}: line 6: field '(json)': ")
 
 
 def judged(log: Path) -> dict[str, Any]:
@@ -484,8 +496,8 @@ def test_recording_the_same_match_twice_changes_nothing(tmp_path: Path) -> None:
     r = invoke("record", DISPUTED, "--store", store)
     assert r.exit_code == 1 and r.stdout == ""
     assert one_line(r.stderr) == (
-        f"coreflow: {DISPUTED}: match 'demo-1' is already recorded in {store}; nothing was "
-        "written (coreflow log demo-1 prints the recorded log)")
+        f"coreflow: {DISPUTED}: match 'demo-1' is already recorded in {store} with the same "
+        "content; nothing was written (coreflow log demo-1 prints the recorded log)")
     assert invoke("log", "demo-1", "--store", store).stdout == before
     recorder = open_recorder(str(store))
     assert recorder.match_ids() == ["demo-1"]

@@ -218,8 +218,8 @@ def test_recording_a_match_twice_is_refused_and_changes_nothing(tmp_path: Path) 
     r = invoke("record", DISPUTED, "--store", store)
     assert r.exit_code == 1
     assert r.stderr.strip() == (
-        f"coreflow: {DISPUTED}: match 'demo-1' is already recorded in {store}; nothing was "
-        "written (coreflow log demo-1 prints the recorded log)")
+        f"coreflow: {DISPUTED}: match 'demo-1' is already recorded in {store} with the same "
+        "content; nothing was written (coreflow log demo-1 prints the recorded log)")
     assert invoke("log", "demo-1", "--store", store).stdout == before
 
 

@@ -474,9 +474,9 @@ def test_postgres_records_a_log_of_many_megabytes_without_blocking_others() -> N
     it, all or nothing, and another writer goes on right after."""
     assert POSTGRES_URL
     big_id = f"pg-big-{uuid.uuid4().hex[:10]}"
-    log = [line.model_copy(update={"note": "n" * 16000}) for line in blackpoker_log(big_id)]
+    log = [line.model_copy(update={"note": "n" * 9000}) for line in blackpoker_log(big_id)]
     many = log + [Pass(seq=len(log) + i + 1, player="alice" if i % 2 else "bob",
-                       note="p" * 16000) for i in range(500)]
+                       note="p" * 9000) for i in range(1000)]
     assert sum(len(line.model_dump_json()) for line in many) > 8_000_000
     started = time.monotonic()
     with open_recorder(POSTGRES_URL) as one, open_recorder(POSTGRES_URL) as two:
