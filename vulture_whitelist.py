@@ -36,6 +36,9 @@ _.new_command
 _.check_command
 _.normalize
 _.verify
+# typer: the app's callback (@app.callback) and its --version option's parameter.
+_._options
+_.show_version
 # pytest: hooks and the Item/File/Node methods pytest calls (the ruling plugin,
 # tests/conftest.py), and the unused ``style`` argument of Node.repr_failure.
 _.pytest_collect_file

@@ -371,6 +371,23 @@ StoreOption = Annotated[
 FormatOption = Annotated[Format, typer.Option("--format", help="Output format.")]
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"coreflow {version('coreflow-judge')}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print coreflow's version and exit.")] = False,
+) -> None:
+    """The options every command shares."""
+
+
 # ------------------------------------------------------------------ commands
 
 
@@ -505,6 +522,36 @@ def board(
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         typer.echo(board_text(data))
+
+
+@app.command()
+@guarded
+def matches(
+    store: StoreOption = None,
+    game: Annotated[str | None, typer.Option(
+        "--game", metavar="GAME", help="Only matches of this game.", show_default=False)] = None,
+    player: Annotated[str | None, typer.Option(
+        "--player", metavar="NAME", help="Only matches this player played.",
+        show_default=False)] = None,
+    fmt: FormatOption = Format.text,
+) -> None:
+    """List the recorded matches: id, game, rules, players, lines, result, recorded at.
+
+    Example: coreflow matches --store tournament.db --player alice
+    """
+    with _recorder(store, reading=True) as recorder:
+        rows = recorder.summaries()
+    rows = [r for r in rows if (game is None or r["game"] == game)
+            and (player is None or player in r["players"])]
+    if fmt is Format.json:
+        typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    for r in rows:
+        typer.echo(f"{r['match_id']}  {r['rules']} {r['format']}  {' v '.join(r['players'])}  "
+                   f"{r['lines']} lines  {r['result'] or 'no result recorded'}  "
+                   f"recorded {r['recorded_at']}")
+    if not rows:
+        typer.echo("no recorded match" + (" matches the filter" if game or player else ""))
 
 
 @app.command()

@@ -596,6 +596,28 @@ class MatchRecorder(Application[UUID]):
         except PersistenceError as exc:
             raise _failed(exc) from exc
 
+    def summaries(self) -> list[dict[str, Any]]:
+        """One summary per recorded match, in recording order: id, game, rules, format,
+        players, lines, result (from its ``game_ended`` line, if any), recorded at."""
+        out: list[dict[str, Any]] = []
+        try:
+            starts = list(self._match_starts())
+        except PersistenceError as exc:
+            raise _failed(exc) from exc
+        for start in starts:
+            header = start.line
+            assert isinstance(header, MatchStarted)
+            lines = self.lines(header.match_id)
+            ended = next((ln for ln in reversed(lines) if isinstance(ln, GameEnded)), None)
+            result = None
+            if ended is not None:
+                result = ended.result if ended.winner is None else f"{ended.winner} wins"
+            out.append(dict(
+                match_id=header.match_id, game=header.game, rules=header.rules,
+                format=header.format, players=list(header.players), lines=len(lines),
+                result=result, recorded_at=start.timestamp.isoformat()))
+        return out
+
     def export_jsonl(self, match_id: str) -> str:
         """The recorded log as JSON Lines with the hashes the store keeps: an edit of a
         stored row shows as a broken chain in the export too (``coreflow verify``). Lines

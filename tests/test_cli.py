@@ -472,3 +472,30 @@ def test_a_rule_statement_comes_from_the_findings_game() -> None:
     assert rule_statement("dm999", "duel_masters") == \
         "a Duel Masters rule (no summary recorded for dm999)"
     assert rule_statement("zz1") == "a rule (no summary recorded for zz1)"
+
+
+def test_version_names_the_installed_package() -> None:
+    from importlib.metadata import version
+
+    result = invoke("--version")
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"coreflow {version('coreflow-judge')}"
+
+
+def test_matches_lists_the_recorded_matches_with_filters(tmp_path: Path) -> None:
+    store = str(tmp_path / "m.db")
+    assert invoke("record", ROOT / "fixtures" / "sample-match.jsonl", "--store", store
+                  ).exit_code == 0
+    assert invoke("record", DISPUTED, "--store", store).exit_code == 0
+    listed = invoke("matches", "--store", store, "--format", "json")
+    assert listed.exit_code == 0
+    rows = json.loads(listed.stdout)
+    assert [r["match_id"] for r in rows] == ["sample-2026-r3-t7", "demo-1"]
+    sample = rows[0]
+    assert sample["game"] == "blackpoker" and sample["players"] == ["alice", "bob"]
+    assert sample["result"] == "bob wins" and sample["lines"] == 476
+    assert rows[1]["result"] is None
+    text = invoke("matches", "--store", store, "--player", "carol")
+    assert text.exit_code == 0 and "no recorded match matches the filter" in text.stdout
+    only = invoke("matches", "--store", store, "--game", "blackpoker", "--player", "bob")
+    assert [ln.split()[0] for ln in only.stdout.splitlines()] == ["sample-2026-r3-t7", "demo-1"]
