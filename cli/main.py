@@ -8,6 +8,7 @@ match already recorded or not found), 2 the input could not be read or used.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -453,32 +454,62 @@ def judge(
 @app.command()
 @guarded
 def record(
-    log: Annotated[Path, typer.Argument(
-        metavar="LOG", help="The match log (JSONL).", show_default=False)],
+    logs: Annotated[list[Path], typer.Argument(
+        metavar="LOG...", help="Match logs (JSONL), or directories of *.jsonl logs.",
+        show_default=False)],
     store: StoreOption = None,
 ) -> None:
-    """Record a match log in the event store (complete: derived lines filled in).
+    """Record match logs in the event store (complete: derived lines filled in).
 
-    Prints the match id. A match is recorded once; a rejected log leaves the store as it
-    was.
+    Prints each match id (and its receipt, the head hash, on stderr). Each log is
+    recorded all or nothing, once; a log that cannot be recorded is reported and the
+    others are still recorded. Exit status: 0 every log recorded, 1 one was already
+    recorded, 2 one could not be read.
 
-    Example: coreflow record fixtures/sample-match.jsonl --store matches.db
+    Example: coreflow record fixtures/tournament/ --store matches.db
     """
-    lines = _with_path(log, lambda: normalize_lines(_one_match(_valid_lines(log))))
-    with _recorder(store) as recorder:
-        try:
-            recorder.record(lines)
-            head = recorder.verify_record(getattr(lines[0], "match_id", "")).head
-        except MatchAlreadyRecorded as exc:
-            differs = _first_difference(recorder.lines(exc.match_id), lines)
-            how = " with the same content" if differs is None else (
-                f" with different content (the complete logs differ first at seq {differs})")
-            raise CliError(
-                f"{log}: match {exc.match_id!r} is already recorded in {_store_name(store)}"
-                f"{how}; nothing was written (coreflow log {exc.match_id} prints the recorded "
-                "log)", EXIT_NO) from None
-    first = lines[0]
-    match_id = getattr(first, "match_id", "")
+    files = [f for raw in logs for f in _log_files(raw)]
+    worst = EXIT_OK
+    with contextlib.ExitStack() as stack:
+        recorder: MatchRecorder | None = None
+        for log in files:
+            try:
+                # Read first: a log that cannot be recorded never creates the store.
+                lines = _read_complete(log)
+                if recorder is None:
+                    recorder = stack.enter_context(_recorder(store))
+                _record_one(recorder, log, lines, store)
+            except (CliError, JudgeInputError, LogReadError, UnsupportedRules,
+                    LogRejected) as exc:
+                if len(files) == 1:
+                    raise
+                code = exc.code if isinstance(exc, CliError) else EXIT_INPUT
+                _say(str(exc) if str(log) in str(exc) else f"{log}: {exc}")
+                worst = max(worst, code)
+    if worst != EXIT_OK:
+        raise typer.Exit(worst)
+
+
+def _read_complete(log: Path) -> list[LogLine]:
+    """A log file read and completed (derived lines filled in), ready to record."""
+    return _with_path(log, lambda: normalize_lines(_one_match(_valid_lines(log))))
+
+
+def _record_one(recorder: MatchRecorder, log: Path, lines: list[LogLine],
+                store: str | None) -> None:
+    """Record one read log with an open recorder; print its match id and receipt."""
+    try:
+        recorder.record(lines)
+        head = recorder.verify_record(getattr(lines[0], "match_id", "")).head
+    except MatchAlreadyRecorded as exc:
+        differs = _first_difference(recorder.lines(exc.match_id), lines)
+        how = " with the same content" if differs is None else (
+            f" with different content (the complete logs differ first at seq {differs})")
+        raise CliError(
+            f"{log}: match {exc.match_id!r} is already recorded in {_store_name(store)}"
+            f"{how}; nothing was written (coreflow log {exc.match_id} prints the recorded "
+            "log)", EXIT_NO) from None
+    match_id = getattr(lines[0], "match_id", "")
     typer.echo(match_id)
     # The receipt: keep it to check later that the record was neither cut nor re-chained.
     typer.echo(f"{match_id}: recorded {len(lines)} lines; head hash {head} "

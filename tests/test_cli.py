@@ -499,3 +499,21 @@ def test_matches_lists_the_recorded_matches_with_filters(tmp_path: Path) -> None
     assert text.exit_code == 0 and "no recorded match matches the filter" in text.stdout
     only = invoke("matches", "--store", store, "--game", "blackpoker", "--player", "bob")
     assert [ln.split()[0] for ln in only.stdout.splitlines()] == ["sample-2026-r3-t7", "demo-1"]
+
+
+def test_record_takes_many_logs_and_directories_in_one_process(tmp_path: Path) -> None:
+    """A tournament directory and a single file in one call; one log that cannot be
+    recorded is reported and does not stop the others, each log all or nothing."""
+    store = str(tmp_path / "m.db")
+    tournament = ROOT / "fixtures" / "tournament"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"seq": 1, "type": "nonsense"}\n', encoding="utf-8")
+    result = invoke("record", tournament, bad, DISPUTED, "--store", store)
+    assert result.exit_code == 2  # the unreadable one
+    recorded = result.stdout.split()
+    assert len(recorded) == len(list(tournament.glob("*.jsonl"))) + 1
+    assert "demo-1" in recorded and "bad.jsonl" in result.stderr
+    listed = json.loads(invoke("matches", "--store", store, "--format", "json").stdout)
+    assert [r["match_id"] for r in listed] == recorded
+    again = invoke("record", DISPUTED, "--store", store)
+    assert again.exit_code == 1 and "same content" in again.stderr
