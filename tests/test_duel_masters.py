@@ -61,6 +61,19 @@ def replay(lines: Log) -> Iterator[tuple[int, LogLine, CoreFlow]]:
         flow.feed(line)
 
 
+def resolutions(lines: Log) -> Iterator[tuple[int, Resolve, CoreFlow, list[dict[str, Any]]]]:
+    """Feed ``lines`` to a fresh engine; yield each resolve line with the effects the rules
+    planned for it (asked before it) and the state *after* it."""
+    flow = start_flow(lines[0])
+    for i, line in enumerate(lines[1:], start=1):
+        if not isinstance(line, Resolve):
+            flow.feed(line)
+            continue
+        ours = planned_effects(flow, line)
+        flow.feed(line)
+        yield i, line, flow, ours
+
+
 def dm(flow: CoreFlow) -> DuelMastersRules:
     assert isinstance(flow.rules, DuelMastersRules)
     return flow.rules
@@ -390,13 +403,7 @@ def test_zero_power_creature_left_in_play(pool: list[Log]) -> None:
     """The recorded effects of a resolution keep a creature the state check destroys."""
     done = 0
     for lines in pool[:150]:
-        flow = start_flow(lines[0])
-        for i, line in enumerate(lines[1:], start=1):
-            if not isinstance(line, Resolve):
-                flow.feed(line)
-                continue
-            ours = planned_effects(flow, line)
-            flow.feed(line)
+        for i, line, _flow, ours in resolutions(lines):
             sba = [e for e in ours if e.get("reason") == "state"]
             if not sba:
                 continue
@@ -1147,13 +1154,7 @@ def test_gr_creature_without_an_aura_kept_in_play(pool: list[Log]) -> None:
     saying why; a GR creature with an aura is never destroyed for that reason."""
     done = 0
     for lines in pool:
-        flow = start_flow(lines[0])
-        for i, line in enumerate(lines[1:], start=1):
-            if not isinstance(line, Resolve):
-                flow.feed(line)
-                continue
-            ours = planned_effects(flow, line)
-            flow.feed(line)
+        for i, line, flow, ours in resolutions(lines):
             sba = [e for e in ours if e.get("reason") == "state" and e.get("to") == "super_gr"]
             for c in dm(flow).creatures():
                 assert c.card.zone != "super_gr" or c.auras or c.sba_exempt, c.ref

@@ -150,6 +150,54 @@ class Resolving:
         return card
 
 
+    def _shuffle(self, player: str) -> None:
+        """The player's deck is shuffled."""
+        b = self.r.boards[player]
+        if b.deck is not None:  # its order is hidden from now on
+            b.deck = [UNKNOWN] * len(b.deck)
+        self.emit(op="shuffle", player=player)
+
+    def _negate_request(self, rid: str) -> None:
+        """Remove a request from the stage; its key cards go to the graveyard."""
+        target = self.flow.requests.get(rid)
+        if target is None:
+            return
+        self.emit(op="negate", request=target.id)
+        if self.line.effects is not None and not any(
+                e.get("op") == "negate" and e.get("request") == target.id for e in self.claims):
+            return  # the table did not negate it: reported with the claims
+        if not self.planning:
+            self.flow.negate(target.id)
+        if not target.data.get("virtual_keys"):
+            for k in target.key_cards:
+                self.r.boards[target.controller].graveyard.append(card_of(k))
+
+    def _charge(self, player: str, kind: str | None = None) -> None:
+        """Every character of ``player`` (of ``kind`` only, if given) to charge state."""
+        for ch in self.r.boards[player].field:
+            if kind is not None and self.r.data["characters"][ch.kind]["kind"] != kind:
+                continue
+            if ch.state != "charge":
+                ch.state = "charge"
+                self.emit(op="charge", character=ch.ref)
+
+    def _destroy_soldiers_at_most(self, limit: int, value: Any, what: str) -> None:
+        """Every soldier (both players') whose ``value(ch)`` (its number or size) is at
+        most ``limit`` goes to the graveyard; a value the log hides is a warning."""
+        doomed: list[Character] = []
+        for p in self.flow.players:
+            for ch in self.r.boards[p].field:
+                if self.r.data["characters"][ch.kind]["kind"] != "soldier":
+                    continue
+                n = value(ch)
+                if n is None:
+                    self.rep("log.hidden-info", "bp6.2", f"{ch.ref}'s {what} is unknown.",
+                             severity="warning")
+                elif n <= limit:
+                    doomed.append(ch)
+        for ch in doomed:
+            self._destroy(ch)
+
     def step_enter_bulwark_from_hand(self, step: dict[str, Any]) -> None:
         player = self.req.controller
         # An unrecorded card (warned when requested) is still a bulwark, face unknown.
@@ -197,10 +245,7 @@ class Resolving:
             self.why.append(f"{tp}'s 喪失 is face up with 2 or more charge-state bulwarks: "
                             "the Charge charges nothing")
             return
-        for ch in self.r.boards[tp].field:
-            if ch.state != "charge":
-                ch.state = "charge"
-                self.emit(op="charge", character=ch.ref)
+        self._charge(tp)
 
     def step_draw(self, step: dict[str, Any]) -> None:
         player = self.req.controller
@@ -559,16 +604,7 @@ class Resolving:
                     f"the Counter's key card number {mine} is lower than {target.id}'s key "
                     f"card number {theirs}, so {target.id} is not negated")
                 return
-        self.emit(op="negate", request=target.id)
-        claims = self.line.effects
-        if claims is not None and not any(
-                e.get("op") == "negate" and e.get("request") == target.id for e in self.claims):
-            return  # the table did not negate it: reported with the claims, the game goes on
-        if not self.planning:
-            self.flow.negate(target.id)
-        owner = target.controller
-        for k in tk:
-            self.r.boards[owner].graveyard.append(card_of(k))
+        self._negate_request(target.id)
 
     def step_destroy_target(self, step: dict[str, Any]) -> None:
         ch = self.target_char()
@@ -609,10 +645,9 @@ class Resolving:
             else:
                 self.rep("legality.choice-invalid", "bp6.2", "The deck is empty.")
                 return
-            b.deck = [UNKNOWN] * len(b.deck) if not self.r.deck_known else b.deck
         b.add_to_hand(card)
         self.emit(op="move", card=f"{player}:{card}", **{"from": "deck"}, to="hand")
-        self.emit(op="shuffle", player=player)
+        self._shuffle(player)
 
     def step_dig(self, step: dict[str, Any]) -> None:
         """世代交代: mill until a Joker/A/J/Q/K appears; that card goes to hand."""
@@ -799,7 +834,7 @@ class Resolving:
                 continue
             if t.get("op") == "negate" and isinstance(t.get("request"), str):
                 target = self.flow.negate(t["request"])
-                if target is not None:
+                if target is not None and not target.data.get("virtual_keys"):
                     for k in target.key_cards:
                         self.r.boards[target.controller].graveyard.append(card_of(k))
             elif t.get("op") == "move" and t.get("from") == "field" and isinstance(

@@ -169,7 +169,6 @@ class BlackPokerRules(TrumpRules, RulesHooks):
         """Abilities that were in force this turn and ended (for precedence findings: a
         table that still applies one). Cleared when the next turn starts."""
         self.clock = 0
-        self.deck_known = False
         self._notes: list[str] = []
         self.deck_zone = self.data["deck_zone"]
 

@@ -66,27 +66,6 @@ class ExtraSteps(Resolving):
             self.emit(op="discard", player=player, cards=[f"{player}:{c}" for c in cards])
             self.triggers += self.r.discarded(player, len(cards), self.req.id)
 
-    def _shuffle(self, player: str) -> None:
-        b = self.r.boards[player]
-        if b.deck is not None and not self.r.deck_known:
-            b.deck = [UNKNOWN] * len(b.deck)
-        self.emit(op="shuffle", player=player)
-
-    def _negate_request(self, rid: str) -> None:
-        """Remove a request from the stage; its key cards go to the graveyard."""
-        target = self.flow.requests.get(rid)
-        if target is None:
-            return
-        self.emit(op="negate", request=target.id)
-        if self.line.effects is not None and not any(
-                e.get("op") == "negate" and e.get("request") == target.id for e in self.claims):
-            return  # the table did not negate it: reported with the claims
-        if not self.planning:
-            self.flow.negate(target.id)
-        if not target.data.get("virtual_keys"):
-            for k in target.key_cards:
-                self.r.boards[target.controller].graveyard.append(card_of(k))
-
     def _to_deck(self, ch: Character, order: list[str], position: str) -> None:
         """A character's cards go onto its owner's deck (top first in ``order``)."""
         owner = ch.owner
@@ -247,20 +226,7 @@ class ExtraSteps(Resolving):
 
     def step_destroy_soldiers_up_to(self, step: dict[str, Any]) -> None:
         """威圧: every soldier (both players') whose number is at most ``number``."""
-        limit = int(step["number"])
-        doomed = []
-        for p in self.flow.players:
-            for ch in self.r.boards[p].field:
-                if not self._soldier(ch):
-                    continue
-                n = self._number(ch)
-                if n is None:
-                    self.rep("log.hidden-info", "bp6.2", f"{ch.ref}'s number is not shown.",
-                             severity="warning")
-                elif n <= limit:
-                    doomed.append(ch)
-        for ch in doomed:
-            self._destroy(ch)
+        self._destroy_soldiers_at_most(int(step["number"]), self._number, "number")
 
     def step_resurrection(self, step: dict[str, Any]) -> None:
         """蘇生: a ♠2-10 of the controller's graveyard (choice ``card``) enters as a
@@ -479,14 +445,6 @@ class ExtraSteps(Resolving):
         if trump is not None and trump.face_up:
             self._flip(player, trump, False)
         self._charge(player, None)
-
-    def _charge(self, player: str, kind: str | None) -> None:
-        for ch in self.r.boards[player].field:
-            if kind is not None and self.r.data["characters"][ch.kind]["kind"] != kind:
-                continue
-            if ch.state != "charge":
-                ch.state = "charge"
-                self.emit(op="charge", character=ch.ref)
 
     def step_charge_own(self, step: dict[str, Any]) -> None:
         """Every own soldier (``kind: soldier``: 追撃, 休息) or character (充足) is put into

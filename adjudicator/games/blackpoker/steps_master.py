@@ -57,19 +57,7 @@ class MasterSteps(Resolving):
             self.rep("log.hidden-info", "bp6.2", "剣の雨: a key card's face is not shown.",
                      severity="warning")
             return
-        doomed: list[Character] = []
-        for p in self.flow.players:
-            for ch in self.r.boards[p].field:
-                if self.r.data["characters"][ch.kind]["kind"] != "soldier":
-                    continue
-                size = self.r.size(ch)
-                if size is None:
-                    self.rep("log.hidden-info", "bp6.2", f"{ch.ref}'s size is unknown.",
-                             severity="warning")
-                elif size <= total:
-                    doomed.append(ch)
-        for ch in doomed:
-            self._destroy(ch)
+        self._destroy_soldiers_at_most(total, self.r.size, "size")
 
     # ------------------------------------------------------------------ 徴募
     def step_recruit(self, step: dict[str, Any]) -> None:
@@ -139,10 +127,7 @@ class MasterSteps(Resolving):
             ch.face_down = False
             self.emit(op="transform", character=ch.ref, to="soldier",
                       cards=[f"{player}:{card}"])
-        for ch in self.r.boards[player].field:
-            if self.r.data["characters"][ch.kind]["kind"] == "soldier" and ch.state != "charge":
-                ch.state = "charge"
-                self.emit(op="charge", character=ch.ref)
+        self._charge(player, "soldier")
 
     # ------------------------------------------------------------------ B・J
     def step_take_from_deck(self, step: dict[str, Any]) -> None:
@@ -172,9 +157,7 @@ class MasterSteps(Resolving):
                     continue
             b.add_to_hand(card)
             self.emit(op="move", card=f"{player}:{card}", **{"from": "deck"}, to="hand")
-        if b.deck is not None and not self.r.deck_known:
-            b.deck = [UNKNOWN] * len(b.deck)
-        self.emit(op="shuffle", player=player)
+        self._shuffle(player)
 
     def step_blackjack(self, step: dict[str, Any]) -> None:
         """9.0 B・J: turn life cards up one by one, adding their points; at 22 or more every

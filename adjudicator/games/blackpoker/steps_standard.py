@@ -222,17 +222,8 @@ class StandardSteps(Resolving):
     def step_negate_target(self, step: dict[str, Any]) -> None:
         """The targeted request (a Damage Judgement) is negated: it leaves the stage at
         once and its key cards go to the graveyard (docs/decisions.md, 停戦)."""
-        target = self.flow.requests.get(self.req.targets[0]) if self.req.targets else None
-        if target is None:
-            return
-        self.emit(op="negate", request=target.id)
-        if self.line.effects is not None and not any(
-                e.get("op") == "negate" and e.get("request") == target.id for e in self.claims):
-            return  # the table did not negate it: reported with the claims
-        if not self.planning:
-            self.flow.negate(target.id)
-        for k in target.key_cards:
-            self.r.boards[target.controller].graveyard.append(card_of(k))
+        if self.req.targets:
+            self._negate_request(self.req.targets[0])
 
     # ------------------------------------------------------------------ 対象変更
     def step_change_target(self, step: dict[str, Any]) -> None:
