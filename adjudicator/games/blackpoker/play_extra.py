@@ -15,7 +15,10 @@ from typing import Any
 
 from coreflow_judge.adjudicator.flow import Req
 from coreflow_judge.adjudicator.game import ActionDef
+from coreflow_judge.adjudicator.games.blackpoker.cards import card_of, number
 from coreflow_judge.adjudicator.games.blackpoker.play import CARDS, Feed, Simulator
+from coreflow_judge.adjudicator.games.blackpoker.rules import load_edition
+from coreflow_judge.adjudicator.games.blackpoker.steps_extra import strategist_may_negate
 from coreflow_judge.events.models import Cost, GameStarted, MatchStarted, Request
 from coreflow_judge.events.models import Effect as LogEffect
 
@@ -39,13 +42,6 @@ DECK_BOUND = frozenset({"reinforcement", "bulwark_addition", "drain", "salvation
 engine knows the deck's order."""
 
 
-def _trump_cards() -> frozenset[str]:
-    """The cards whose trump has an ability (the 6.1 edition data)."""
-    from coreflow_judge.adjudicator.games.blackpoker.rules import load_edition
-
-    return frozenset(load_edition("6.1").get("trumps") or {})
-
-
 class ExtraPlay(Simulator):
     """``choose_<action>`` and ``targets_<action>`` methods for 6.1 extra."""
 
@@ -55,9 +51,10 @@ class ExtraPlay(Simulator):
             return header, start
         # Each player sets aside 0-2 trumps from the cards its deck does not use.
         trumps: dict[str, list[str]] = {}
+        with_ability = frozenset(load_edition(edition).get("trumps") or {})
         for p, deck in header.decks.items():
             spare = [c for c in CARDS if c not in deck and not c.startswith("JK")]
-            favoured = [c for c in spare if c in _trump_cards()]
+            favoured = [c for c in spare if c in with_ability]
             pool = favoured or spare
             trumps[p] = self.rng.sample(pool, min(len(pool), self.rng.choice((1, 2, 2))))
         return header, start.model_copy(update={"trumps": trumps})
@@ -147,8 +144,9 @@ class ExtraPlay(Simulator):
 
     def choose_resurrection(self, req: Req, choices: dict[str, Any], item: Feed
                             ) -> list[LogEffect] | None:
+        pattern = req.action.data["effect"][0]["card"]
         able = [c for c in self._board(req.controller).graveyard
-                if c.startswith("S") and 2 <= int(c[1:]) <= 10]
+                if self.rules.card_fits(c, pattern)]
         if able:
             choices["card"] = f"{req.controller}:{self.rng.choice(able)}"
         return None
@@ -226,9 +224,9 @@ class ExtraPlay(Simulator):
 
     def choose_summon_strategist(self, req: Req, choices: dict[str, Any], item: Feed
                                  ) -> list[LogEffect] | None:
-        x = int(req.key_cards[0].partition(":")[2][1:]) if req.key_cards else 0
-        able = [r.id for r in self.flow.stage if r is not req and (len(r.key_cards) == 2 or (
-            len(r.key_cards) == 1 and (self._rank(r.key_cards[0]) or 99) <= x))]
+        x = number(card_of(req.key_cards[0])) if req.key_cards else None
+        able = [r.id for r in self.flow.stage
+                if r is not req and strategist_may_negate(x, r.key_cards)]
         if able:
             choices["request"] = self.rng.choice(able)
         return None
@@ -305,16 +303,12 @@ class ExtraPlay(Simulator):
 
     def choose_repair(self, req: Req, choices: dict[str, Any], item: Feed
                       ) -> list[LogEffect] | None:
+        pattern = req.action.data["effect"][0]["card"]
         able = [c for c in self._board(req.controller).graveyard
-                if c[:1] == "D" and c[1:] in ("11", "12", "13")]
+                if self.rules.card_fits(c, pattern)]
         if able:  # one must be chosen while there is one (docs/decisions.md E13)
             choices["card"] = f"{req.controller}:{self.rng.choice(able)}"
         return None
-
-    @staticmethod
-    def _rank(ref: str) -> int | None:
-        face = ref.partition(":")[2]
-        return int(face[1:]) if face[:1] in "SHDC" and face[1:].isdigit() else None
 
     def choose_salvation(self, req: Req, choices: dict[str, Any], item: Feed
                          ) -> list[LogEffect] | None:

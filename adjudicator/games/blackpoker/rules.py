@@ -795,6 +795,11 @@ class BlackPokerRules(TrumpRules, RulesHooks):
                 return True
         return False
 
+    def card_fits(self, card: str, pattern: dict[str, Any]) -> bool:
+        """Does the card (a face; ``?`` never does) meet a card pattern of the data?"""
+        c = parse_card(card)
+        return c is not None and self._fits(c, pattern)
+
     @staticmethod
     def _fits(card: Card, pattern: dict[str, Any]) -> bool:
         if pattern.get("joker"):

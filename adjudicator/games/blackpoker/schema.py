@@ -179,6 +179,9 @@ def check(data: Mapping[str, Any], steps: Iterable[str]) -> None:
             continue
         for i, st in enumerate(effect):
             unknown("actions", aid, f".effect[{i}].step", [st.get("step")], steps, "a step")
+            if "card" in st:  # a card pattern the step reads (蘇生, 修繕)
+                unknown("actions", aid, f".effect[{i}].card", st["card"], PATTERN_KEYS,
+                        "a card-pattern field")
     for i, t in enumerate(data.get("triggers", [])):
         where = f"[{i}]"
         unknown("triggers", "", where, t, TRIGGER_KEYS, "a trigger field")

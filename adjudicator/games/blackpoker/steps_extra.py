@@ -24,6 +24,14 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
 from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
 
 
+def strategist_may_negate(x: int | None, key_cards: list[str]) -> bool:
+    """策士召喚 1: a request it may negate has two key cards, or one whose number is at
+    most ``x`` (the summon's own key card's number)."""
+    if len(key_cards) == 2:
+        return True
+    return len(key_cards) == 1 and x is not None and (number(card_of(key_cards[0])) or 99) <= x
+
+
 class ExtraSteps(Resolving):
     """Steps of the trump operations (オープン, クローズ, 切札破壊, 切札再生) and the trump
     actions of the 6.1 extra list."""
@@ -229,16 +237,15 @@ class ExtraSteps(Resolving):
         self._destroy_soldiers_at_most(int(step["number"]), self._number, "number")
 
     def step_resurrection(self, step: dict[str, Any]) -> None:
-        """蘇生: a ♠2-10 of the controller's graveyard (choice ``card``) enters as a
-        soldier in charge state."""
+        """蘇生: the card chosen in the controller's graveyard (choice ``card``), one that
+        meets the step's ``card`` pattern (♠2-10), enters as a soldier in charge state."""
         player = self.req.controller
         card = self._graveyard_choice(player, "蘇生")
         if card is None:
             return
-        c = parse_card(card)
-        if c is None or c.suit != "S" or not 2 <= (c.rank or 0) <= 10:
-            self.rep("legality.choice-invalid", "bp6.2", f"蘇生 takes a ♠2-10; {card} is not.",
-                     actual=card)
+        if not self.r.card_fits(card, step["card"]):
+            self.rep("legality.choice-invalid", "bp6.2", f"蘇生 takes a "
+                     f"{self.r._pattern_text([step['card']])}; {card} is not.", actual=card)
             return
         self.r.boards[player].graveyard.remove(card)
         ch = self._new_character(player, [card], self.r.character_for([card]))
@@ -626,8 +633,7 @@ class ExtraSteps(Resolving):
             self.why.append(f"{ch.ref} cannot be equipped")
             return
         b = self.r.boards[player]
-        able = [c for c in b.graveyard if (p := parse_card(c)) is not None
-                and p.suit == "D" and 11 <= (p.rank or 0) <= 13]
+        able = [c for c in b.graveyard if self.r.card_fits(c, step["card"])]
         raw = self.choices.get("card")
         if raw is None:
             if able:
@@ -660,10 +666,8 @@ class ExtraSteps(Resolving):
             return  # none chosen (or none qualifies): step 2 still happens
         target = self.flow.requests.get(str(raw))
         x = number(card_of(self.req.key_cards[0])) if self.req.key_cards else None
-        ok = target is not None and target in self.flow.stage and (
-            len(target.key_cards) == 2 or (
-                len(target.key_cards) == 1 and x is not None
-                and (number(card_of(target.key_cards[0])) or 99) <= x))
+        ok = target is not None and target in self.flow.stage and \
+            strategist_may_negate(x, target.key_cards)
         if not ok:
             self.rep("legality.choice-invalid", "bp6.2", f"{raw} is not a request on the "
                      "stage with two key cards, or with one whose number is at most "
