@@ -25,7 +25,7 @@ from coreflow_judge.events.models import (
     Stage,
     TurnStarted,
 )
-from coreflow_judge.events.reader import verify_chain
+from coreflow_judge.events.reader import ZERO_HASH, chain_hash, verify_chain
 from coreflow_judge.events.store import (
     RECORDED_LINE_TYPES,
     AppendRejected,
@@ -161,6 +161,7 @@ def test_the_stored_state_is_the_canonical_line_in_json(popo: MatchRecorder) -> 
     events = list(popo.events.get(match_record_id("bp-2026-r1-t3")))
     rows = stored_rows(popo)
     transcoder = JSONTranscoder()
+    previous = ZERO_HASH
     for event, row, line in zip(events, rows, log, strict=True):
         assert isinstance(event, RecordedLine)
         assert event.line.model_copy(update={"hash": None}) == line
@@ -168,7 +169,9 @@ def test_the_stored_state_is_the_canonical_line_in_json(popo: MatchRecorder) -> 
         assert set(state) == {"timestamp", "line"}
         stored_hash = state["line"].pop("hash")
         assert state["line"] == line.model_dump(mode="json", exclude_none=True)
-        assert stored_hash == event.line.hash  # the store's own chain (test_chain below)
+        # The store's own chain: each stored hash continues the one before it.
+        previous = chain_hash(previous, line)
+        assert stored_hash == previous
         # pydantic's one-pass dump writes what the transcoder writes of model_dump.
         assert row[4] == dump_state(event) == transcoder.encode(state_of(event))
     assert json.loads(rows[4][4])["line"]["x"] == {"vendor": {"clock_ms": 1200, "comment": None}}

@@ -59,7 +59,8 @@ class Resolving:
         self.triggers: list[TriggerSpec] = []
         self.key_dest = "graveyard"
         self.pass_chance = False
-        self.had_field = {p: bool(b.field) for p, b in rules.boards.items()}
+        self.had_field = {p: bool(b.field) for p, b in rules.boards.items()} \
+            if rules.rule_in_force("fortress") else {}
         """Who had a character on the field just before the effect (what 要塞 reads)."""
         """The effect ends by passing the chance (ファントム, 修繕)."""
         self.fizzled = False

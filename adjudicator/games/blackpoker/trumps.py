@@ -42,14 +42,17 @@ class TrumpRules:
     format: str
     actions: dict[str, ActionDef]
 
-    def find(self, ref: str) -> Character | None:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by the rules module
+        def find(self, ref: str) -> Character | None: ...
 
     # ------------------------------------------------------------------ data
     @property
     def trump_data(self) -> Mapping[str, Mapping[str, Any]]:
         """The abilities of the trump cards (empty outside extra)."""
-        return self.data.get("trumps") or {} if self.format == "extra" else {}
+        if self.format != "extra":
+            return {}
+        trumps: Mapping[str, Mapping[str, Any]] = self.data.get("trumps") or {}
+        return trumps
 
     def character_data(self, ch: Character) -> Mapping[str, Any]:
         spec: Mapping[str, Any] = self.data["characters"][ch.kind]
