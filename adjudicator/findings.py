@@ -23,6 +23,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "log.choice-missing": ("warning", "a choice the rules require is not recorded"),
     "log.call-ambiguous": ("warning", "a shortcut call cannot stand for the passes it implies"),
     "log.claim-mismatch": ("warning", "a request's speed or timing claim contradicts its action"),
+    "log.taken-back": ("info", "lines taken back at the table by a correction, not judged"),
     "log.hidden-info": ("warning", "a ruling depends on a card or count the log does not show"),
     "timing.no-chance": ("error", "a request or pass by a player not holding the chance"),
     "timing.main-not-turn-player": ("error", "a main-timing request by a non-turn player"),

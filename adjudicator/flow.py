@@ -41,6 +41,7 @@ from coreflow_judge.events.models import (
     Request,
     Resolve,
     Stage,
+    TakenBack,
     Trigger,
     TurnStarted,
 )
@@ -222,9 +223,27 @@ class CoreFlow:
             self._on_game_ended(line)  # type: ignore[arg-type]
         elif kind == "match_started":
             self.report("log.malformed", "log", "match_started may only be line 1.")
+        elif kind == "taken_back":
+            self.report("log.malformed", "log",
+                        f"This correction takes back {line.lines} lines, more than stand "  # type: ignore[union-attr]
+                        "before it (the match_started line, lines already taken back and "
+                        "corrections cannot be taken back): it takes back nothing.")
         elif kind == "roll":
             self.rules.on_roll(self, line)  # type: ignore[arg-type]  # dice: the game's business
         return self._since(start)
+
+    def skip(self, line: LogLine) -> None:
+        """A line a correction took back (or the correction itself): it stays in the
+        complete log as written and is not judged; the table goes on as before it."""
+        self.last_seq = line.seq
+        self.next_seq = line.seq + 1
+        self.ledger.record(line)
+        if isinstance(line, TakenBack):
+            what = "line" if line.lines == 1 else f"{line.lines} lines"
+            why = f" ({line.reason})" if line.reason else ""
+            self.report("log.taken-back", "log",
+                        f"The table took back the {what} before this one{why}: judged as "
+                        "if never played.", actual=line.lines)
 
     def finish(self) -> None:
         """The log ended: fill in what it left out (an unfinished game is no finding)."""

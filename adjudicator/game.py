@@ -59,6 +59,9 @@ class ActionDef:
     timing: Timing
     direct: bool
     once_per_turn: bool = False
+    name_ja: str = ""
+    """The action's name in the Japanese rules (what a scorekeeper may type, and the
+    Japanese texts show); empty where the data gives none."""
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 

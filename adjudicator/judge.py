@@ -7,7 +7,7 @@ all drive :class:`~adjudicator.flow.CoreFlow`; none of them re-implements a rule
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +17,7 @@ from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.flow import CoreFlow
 from coreflow_judge.adjudicator.game import GameRules, UnsupportedRules
 from coreflow_judge.adjudicator.plugins import game_plugin
-from coreflow_judge.events.models import LogLine, MatchStarted
+from coreflow_judge.events.models import LogLine, MatchStarted, TakenBack
 from coreflow_judge.events.reader import LineError, read_log
 
 
@@ -71,9 +71,36 @@ class Report:
         return out
 
 
-def feed_item(flow: CoreFlow, line_no: int, item: LogLine | LineError) -> None:
+def taken_back(items: Sequence[LogLine | LineError]) -> set[int]:
+    """The positions (indices into ``items``) of the lines a correction took back, and of
+    the corrections themselves: the judge, the board and the audit skip them.
+
+    A ``taken_back`` line of ``n`` takes back the ``n`` lines before it that are still
+    standing (not taken back, not corrections, never the ``match_started`` line). One
+    that asks for more than stand is no correction: it is fed, and the flow reports it.
+    """
+    skipped: set[int] = set()
+    standing: list[int] = []
+    for i, item in enumerate(items):
+        if isinstance(item, TakenBack):
+            if i == 0 or item.lines > len(standing):
+                continue
+            for _ in range(item.lines):
+                skipped.add(standing.pop())
+            skipped.add(i)
+        elif i > 0:
+            standing.append(i)
+    return skipped
+
+
+def feed_item(flow: CoreFlow, line_no: int, item: LogLine | LineError,
+              skip: bool = False) -> None:
     """Feed one read line; a malformed one is a ``log.malformed`` finding and a hole in the
-    log (the seq it should have had is taken)."""
+    log (the seq it should have had is taken). ``skip``: a line :func:`taken_back` names,
+    kept in the complete log but not judged."""
+    if skip and not isinstance(item, LineError):
+        flow.skip(item)
+        return
     if isinstance(item, LineError):
         flow.findings.append(finding(
             "log.malformed", flow.last_seq + 1 if flow.last_seq else line_no, "log",
@@ -130,16 +157,16 @@ def judge_lines(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
 
 
 def _judge(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
-    it = iter(items)
-    try:
-        no, first = next(it)
-    except StopIteration:
-        raise JudgeInputError(1, "(line)", "the log is empty") from None
+    pairs = list(items)
+    if not pairs:
+        raise JudgeInputError(1, "(line)", "the log is empty")
+    no, first = pairs[0]
     flow = start_flow(first, no)
-    count = 1
-    for no, item in it:
-        count += 1
-        feed_item(flow, no, item)
+    skipped = taken_back([item for _no, item in pairs])
+    count = len(pairs)
+    for i in range(1, count):
+        no, item = pairs[i]
+        feed_item(flow, no, item, i in skipped)
     flow.finish()
     header = flow.header
     flow.findings.sort(key=lambda f: f.seq)

@@ -24,7 +24,7 @@ from typing import Any
 
 from coreflow_judge.adjudicator.flow import CoreFlow, Derived, Req
 from coreflow_judge.adjudicator.game import UnsupportedRules
-from coreflow_judge.adjudicator.judge import JudgeInputError, start_flow
+from coreflow_judge.adjudicator.judge import JudgeInputError, start_flow, taken_back
 from coreflow_judge.events.models import (
     ChanceMoved,
     GameEnded,
@@ -154,11 +154,20 @@ class _Deriver:
         had_chance: dict[str, bool] = {}
         at_of: dict[int, str | None] = {self.header.seq: timestamp(self.lines[0].data.get("at"))}
         turn = flow.turn
-        for stored in self.lines[1:]:
+        skipped = taken_back([s.line for s in self.lines])
+        for i, stored in enumerate(self.lines[1:], start=1):
             line = stored.line
             seq = line.seq
             at = timestamp(stored.data.get("at"))
             at_of[seq] = at
+            if i in skipped:  # taken back at the table: shown, not judged
+                flow.skip(line)
+                events.append(self._event(stored, flow.turn, at))
+                stage_rows.append(dict(
+                    match_id=mid, seq=seq, depth=len(flow.stage),
+                    top_request=flow.stage[-1].id if flow.stage else None,
+                    requests=[r.id for r in flow.stage], chance=flow.chance, turn=flow.turn))
+                continue
             stage_before = list(flow.stage)
             chance_before = flow.chance
             depth_before[seq] = len(stage_before)

@@ -278,6 +278,18 @@ class Roll(_Line):
     result: Count = Field(ge=1)
 
 
+class TakenBack(_Line):
+    """A correction: the ``lines`` lines before this one (not counting lines already
+    taken back, nor earlier corrections) did not happen; the table goes on from before
+    them. Nothing is deleted: the judge, the board and the complete log skip what was
+    taken back (docs/decisions.md, "Corrections"). A coreflow extension of log format 1,
+    written by ``coreflow play``."""
+
+    type: Literal["taken_back"] = "taken_back"
+    lines: Count = Field(ge=1, le=1_000_000)
+    reason: Text | None = None
+
+
 class GameEnded(_Line):
     """Core [9]: the game is decided."""
 
@@ -299,6 +311,7 @@ LogLine = Annotated[
     | Discard
     | Resolve
     | Roll
+    | TakenBack
     | GameEnded,
     Field(discriminator="type"),
 ]
@@ -319,6 +332,7 @@ LINE_TYPES: dict[str, type[_Line]] = {
         Discard,
         Resolve,
         Roll,
+        TakenBack,
         GameEnded,
     )
 }

@@ -45,7 +45,7 @@ def _field_of(err: Mapping[str, Any]) -> str:
 
 _TYPE_TAGS = {
     "match_started", "game_started", "turn_started", "chance_moved", "request", "pass",
-    "trigger", "stage", "discard", "resolve", "roll", "game_ended",
+    "trigger", "stage", "discard", "resolve", "roll", "taken_back", "game_ended",
 }
 _UNION_MEMBERS = {"dict[str,any]", "list[any]", "int", "str", "none"}
 

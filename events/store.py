@@ -41,6 +41,7 @@ from coreflow_judge.events.models import (
     Resolve,
     Roll,
     Stage,
+    TakenBack,
     Trigger,
     TurnStarted,
 )
@@ -233,6 +234,12 @@ class RecordedRoll(RecordedLine):
     line: Roll
 
 
+class RecordedTakenBack(RecordedLine):
+    """A recorded ``taken_back`` line (a correction: nothing stored is rewritten)."""
+
+    line: TakenBack
+
+
 class RecordedGameEnded(RecordedLine):
     """A recorded ``game_ended`` line."""
 
@@ -252,6 +259,7 @@ RECORDED_LINE_TYPES: dict[str, type[RecordedLine]] = {
     "discard": RecordedDiscard,
     "resolve": RecordedResolve,
     "roll": RecordedRoll,
+    "taken_back": RecordedTakenBack,
     "game_ended": RecordedGameEnded,
 }
 assert RECORDED_LINE_TYPES.keys() == LINE_TYPES.keys(), "a line type has no recorded event"

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
-from coreflow_judge.adjudicator.judge import JudgeInputError, feed_item, start_flow
+from coreflow_judge.adjudicator.judge import JudgeInputError, feed_item, start_flow, taken_back
 from coreflow_judge.adjudicator.plugins import game_plugin
 from coreflow_judge.events.models import LogLine
 from coreflow_judge.events.reader import LineError, read_log
@@ -116,6 +116,8 @@ class BoardProjector:
         self.items = pairs
         self.every = every
         self.seqs = _seq_of(pairs)
+        self.skipped = taken_back([item for _no, item in pairs])
+        """Positions of lines a correction took back (fed as skipped, as the judge does)."""
         no, first = pairs[0]
         self._live = start_flow(first, no)
         self._pos = 1  # how many items the live flow has taken
@@ -172,8 +174,9 @@ class BoardProjector:
             return self._live
         start = max(p for p in self.checkpoints if p <= k)
         flow = self._copy(self.checkpoints[start])
-        for no, item in self.items[start:k]:
-            _feed(flow, no, item)
+        for i in range(start, k):
+            no, item = self.items[i]
+            _feed(flow, no, item, i in self.skipped)
             self.replayed += 1
         return flow
 
@@ -181,7 +184,7 @@ class BoardProjector:
     def _advance(self, k: int) -> None:
         while self._pos < k:
             no, item = self.items[self._pos]
-            _feed(self._live, no, item)
+            _feed(self._live, no, item, self._pos in self.skipped)
             self._pos += 1
             self.replayed += 1
             if self._pos % self.every == 0:

@@ -145,7 +145,7 @@ class BlackPokerRules(TrumpRules, RulesHooks):
         # and the cost checks which cost the timing allows (:meth:`cost_of`).
         self.actions: dict[str, ActionDef] = {
             aid: ActionDef(
-                id=aid, name=a["name"], speed=a["speed"],
+                id=aid, name=a["name"], name_ja=a.get("name_ja", ""), speed=a["speed"],
                 timing=(a.get("alt_cost") or {}).get("timing", a["timing"]),
                 direct=bool(a["direct"]), once_per_turn=bool(a.get("once_per_turn")), data=a,
             )

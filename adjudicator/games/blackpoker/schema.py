@@ -20,7 +20,7 @@ from coreflow_judge.adjudicator.games.common import EditionDataError
 TOP = frozenset({"edition", "deck_zone", "formats", "policy", "characters", "actions",
                  "triggers", "trumps", "_files"})
 ACTION_KEYS = frozenset({
-    "name", "direct", "speed", "timing", "cost", "once_per_turn", "key", "target",
+    "name", "name_ja", "direct", "speed", "timing", "cost", "once_per_turn", "key", "target",
     "effect", "choices", "choices_on_resolve", "controller", "formats", "type", "flags",
     "alt_cost", "originated",
 })

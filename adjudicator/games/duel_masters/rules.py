@@ -227,7 +227,8 @@ class DuelMastersRules(RulesHooks):
         self.trigger_order = PendingEffectOrder()
         self.permissions: PermissionPolicy = ProhibitionWins()
         self.actions: dict[str, ActionDef] = {
-            aid: ActionDef(id=aid, name=a["name"], speed=a["speed"], timing=a["timing"],
+            aid: ActionDef(id=aid, name=a["name"], name_ja=a.get("name_ja", ""),
+                           speed=a["speed"], timing=a["timing"],
                            direct=bool(a["direct"]), data=a)
             for aid, a in self.data["actions"].items()
         }

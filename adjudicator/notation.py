@@ -1,0 +1,219 @@
+"""The short notation a scorekeeper types at the table, read into log lines.
+
+One line of notation is one log line (docs/play.md has the grammar and examples for
+every game)::
+
+    alice summon_soldier S9 B:H2 L          a request: key card S9, costs B (H2) and L
+    alice 兵士召喚 S9 B:H2 L                 the same, by the action's name in the rules
+    bob counter C3 D:D5 >r2                  a target: request r2 (or a card, bob:S9)
+    bob pass                                 a pass
+    resolve r3 attackers=[bob:D4]            a resolution, with a choice
+    fizzle r3                                the request fizzled
+    stage t1 / discard t1                    where a triggered request goes
+    start alice                              the game starts, alice first
+    alice roll d2 2                          a die roll: two sides, result 2
+    {"type": "pass", "player": "bob"}        any log line as JSON (seq may be left out)
+
+Tokens of a request after the action: a card (``S9``, the requester's own; ``bob:S9``
+another's) is a key card; ``KIND`` or ``KIND:CARD`` with a cost kind of the log format
+(B, L, D, S, C) is a cost (``L`` alone: a card the log does not know, ``alice:?``);
+``>X`` a target; ``#ID`` the request's id (by default the next free ``rN``);
+``name=value`` a choice. A value is JSON if it reads as JSON, ``[a,b]`` a list of words,
+anything else a word.
+
+The reader decides no rule: it only turns words into the line the judge then rules on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from coreflow_judge.events.models import LINE_ADAPTER, LogLine
+
+COST_KINDS = ("B", "L", "D", "S", "C")
+"""The cost kinds of the log format (``request.costs[].kind``)."""
+
+_ID = re.compile(r"^[A-Za-z0-9_.#?:-]+$")
+
+
+class NotationError(ValueError):
+    """A line of notation that cannot be read: says which word and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """What the reader needs of the table: the players, the actions by id and by name,
+    and the request ids in use (to pick the next free one)."""
+
+    players: tuple[str, ...]
+    action_names: Mapping[str, str]
+    """Every way to name an action (its id, its name in the rules) -> its id."""
+    request_ids: Collection[str]
+
+
+def read_notation(text: str, table: TableView, seq: int) -> LogLine:
+    """The log line one line of notation (or JSON) stands for, numbered ``seq``."""
+    text = text.strip()
+    if text.startswith("{"):
+        return _json_line(text, seq)
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise NotationError(f"cannot split the line into words: {exc}") from None
+    if not words:
+        raise NotationError("an empty line")
+    head = words[0]
+    if head in ("resolve", "fizzle"):
+        return _validated(_resolve(words, head), seq)
+    if head in ("stage", "discard"):
+        if len(words) < 2:
+            raise NotationError(f"{head} needs the request: {head} t1")
+        line: dict[str, Any] = {"type": head, "request": words[1]}
+        if head == "discard" and len(words) > 2:
+            line["reason"] = " ".join(words[2:])
+        return _validated(line, seq)
+    if head == "start":
+        if len(words) < 2:
+            raise NotationError("start needs the first player: start alice")
+        return _validated({"type": "game_started", "first_player": words[1]}, seq)
+    if head not in table.players:
+        raise NotationError(
+            f"{head!r} is no player of this match ({', '.join(table.players)}) and no "
+            "command (resolve, fizzle, stage, discard, start); type 'help'")
+    if len(words) < 2:
+        raise NotationError(f"what does {head} do? e.g. '{head} pass' or '{head} ACTION ...'")
+    verb = words[1]
+    if verb == "pass":
+        line = {"type": "pass", "player": head}
+        if len(words) > 2:
+            line["note"] = " ".join(words[2:])
+        return _validated(line, seq)
+    if verb == "roll":
+        return _validated(_roll(head, words[2:]), seq)
+    return _validated(_request(head, verb, words[2:], table), seq)
+
+
+def _json_line(text: str, seq: int) -> LogLine:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NotationError(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise NotationError("a JSON line must be an object")
+    data.pop("hash", None)  # the store chains what it takes
+    data["seq"] = seq
+    return _validated(data, seq)
+
+
+def _validated(data: dict[str, Any], seq: int) -> LogLine:
+    data = {"seq": seq, **data}
+    try:
+        return LINE_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"] if not str(p).startswith(
+            ("function-", "tagged-union"))) or "line"
+        raise NotationError(f"field {where!r}: {err['msg']}") from None
+
+
+def _card(word: str, owner: str) -> str:
+    if not _ID.match(word):
+        raise NotationError(f"{word!r} is not a card")
+    return word if ":" in word else f"{owner}:{word}"
+
+
+def _value(text: str) -> Any:
+    """A choice's value: JSON if it reads as JSON, ``[a,b]`` a list of words, else a word."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    if text.startswith("[") and text.endswith("]"):
+        inner = text[1:-1].strip()
+        return [w.strip() for w in inner.split(",") if w.strip()] if inner else []
+    return text
+
+
+def _choice(word: str, choices: dict[str, Any]) -> None:
+    name, _, value = word.partition("=")
+    if not name:
+        raise NotationError(f"{word!r}: a choice is name=value")
+    choices[name] = _value(value)
+
+
+def _request(player: str, verb: str, tokens: list[str], table: TableView) -> dict[str, Any]:
+    action = table.action_names.get(verb) or table.action_names.get(verb.lower())
+    if action is None:
+        raise NotationError(
+            f"{verb!r} is no action of this format (type 'legal' for what {player} may "
+            "request now, 'actions' for every action)")
+    key_cards: list[str] = []
+    costs: list[dict[str, str]] = []
+    targets: list[str] = []
+    choices: dict[str, Any] = {}
+    rid: str | None = None
+    for tok in tokens:
+        if tok.startswith("#") and len(tok) > 1:
+            rid = tok[1:]
+        elif tok.startswith(">") and len(tok) > 1:
+            targets.append(tok[1:])
+        elif "=" in tok:
+            _choice(tok, choices)
+        elif tok in COST_KINDS:
+            costs.append({"kind": tok, "ref": f"{player}:?"})
+        elif len(tok) > 2 and tok[0] in COST_KINDS and tok[1] == ":":
+            costs.append({"kind": tok[0], "ref": _card(tok[2:], player)})
+        else:
+            key_cards.append(_card(tok, player))
+    line: dict[str, Any] = {
+        "type": "request", "request": rid or next_request_id(table.request_ids),
+        "player": player, "action": action, "key_cards": key_cards, "costs": costs,
+        "targets": targets,
+    }
+    if choices:
+        line["choices"] = choices
+    return line
+
+
+def _resolve(words: list[str], head: str) -> dict[str, Any]:
+    if len(words) < 2:
+        raise NotationError(f"{head} needs the request: {head} r1")
+    line: dict[str, Any] = {"type": "resolve", "request": words[1],
+                            "result": "fizzled" if head == "fizzle" else "resolved"}
+    choices: dict[str, Any] = {}
+    for tok in words[2:]:
+        if tok.startswith("effects="):
+            effects = _value(tok.removeprefix("effects="))
+            if not isinstance(effects, list):
+                raise NotationError("effects=... must be a JSON list of effects")
+            line["effects"] = effects
+        elif "=" in tok:
+            _choice(tok, choices)
+        else:
+            raise NotationError(f"{tok!r}: after '{head} {words[1]}' come choices "
+                                "(name=value) and effects=[...]")
+    if choices:
+        line["choices"] = choices
+    return line
+
+
+def _roll(player: str, tokens: list[str]) -> dict[str, Any]:
+    if len(tokens) != 2 or not re.fullmatch(r"d\d+", tokens[0]) or not tokens[1].isdigit():
+        raise NotationError("a roll is 'PLAYER roll dSIDES RESULT', e.g. 'alice roll d2 1'")
+    return {"type": "roll", "player": player, "sides": int(tokens[0][1:]),
+            "result": int(tokens[1])}
+
+
+def next_request_id(used: Collection[str]) -> str:
+    """The first ``rN`` not in use."""
+    n = 1
+    while f"r{n}" in used:
+        n += 1
+    return f"r{n}"
