@@ -33,9 +33,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
 from coreflow_judge.events.models import LINE_ADAPTER, LogLine
+from pydantic import ValidationError
 
 COST_KINDS = ("B", "L", "D", "S", "C")
 """The cost kinds of the log format (``request.costs[].kind``)."""

@@ -754,6 +754,10 @@ from coreflow_judge.cli.fixture import register as _register_fixture  # noqa: E4
 
 _register_fixture(app)
 
+from coreflow_judge.cli.play import register as _register_play  # noqa: E402 - live recording
+
+_register_play(app)
+
 
 def main() -> None:  # pragma: no cover - the console script calls ``app``
     app()
