@@ -86,7 +86,13 @@ class LiveTable:
             names[aid.lower()] = aid
             if action.name_ja:
                 names[action.name_ja] = aid
-        return TableView(self.flow.players, names, set(self.flow.requests))
+        # Ids of lines taken back stay used: a new request never takes an old one's id.
+        used = set(self.flow.requests)
+        for line in self.stored:
+            rid = getattr(line, "request", None)
+            if isinstance(rid, str):
+                used.add(rid)
+        return TableView(self.flow.players, names, used)
 
     def next_seq(self) -> int:
         return len(self.stored) + 1

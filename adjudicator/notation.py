@@ -10,6 +10,7 @@ every game)::
     resolve r3 attackers=[bob:D4]            a resolution, with a choice
     fizzle r3                                the request fizzled
     stage t1 / discard t1                    where a triggered request goes
+    trigger t1 draw r2 alice                 a triggered request, named by the table
     start alice                              the game starts, alice first
     alice roll d2 2                          a die roll: two sides, result 2
     {"type": "pass", "player": "bob"}        any log line as JSON (seq may be left out)
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -62,15 +62,20 @@ def read_notation(text: str, table: TableView, seq: int) -> LogLine:
     text = text.strip()
     if text.startswith("{"):
         return _json_line(text, seq)
-    try:
-        words = shlex.split(text)
-    except ValueError as exc:
-        raise NotationError(f"cannot split the line into words: {exc}") from None
+    words = split_words(text)
     if not words:
         raise NotationError("an empty line")
     head = words[0]
     if head in ("resolve", "fizzle"):
         return _validated(_resolve(words, head), seq)
+    if head == "trigger":
+        if len(words) not in (4, 5):
+            raise NotationError("a trigger is 'trigger ID ACTION SOURCE [CONTROLLER]'")
+        line = {"type": "trigger", "request": words[1], "action": words[2],
+                "source": words[3]}
+        if len(words) == 5:
+            line["controller"] = words[4]
+        return _validated(line, seq)
     if head in ("stage", "discard"):
         if len(words) < 2:
             raise NotationError(f"{head} needs the request: {head} t1")
@@ -85,7 +90,7 @@ def read_notation(text: str, table: TableView, seq: int) -> LogLine:
     if head not in table.players:
         raise NotationError(
             f"{head!r} is no player of this match ({', '.join(table.players)}) and no "
-            "command (resolve, fizzle, stage, discard, start); type 'help'")
+            "command (resolve, fizzle, stage, discard, trigger, start); type 'help'")
     if len(words) < 2:
         raise NotationError(f"what does {head} do? e.g. '{head} pass' or '{head} ACTION ...'")
     verb = words[1]
@@ -97,6 +102,38 @@ def read_notation(text: str, table: TableView, seq: int) -> LogLine:
     if verb == "roll":
         return _validated(_roll(head, words[2:]), seq)
     return _validated(_request(head, verb, words[2:], table), seq)
+
+
+def split_words(text: str) -> list[str]:
+    """Words split at blanks outside brackets, braces and double quotes (so that a JSON
+    value stays one word); a word wholly in double quotes loses them."""
+    words: list[str] = []
+    current: list[str] = []
+    depth = 0
+    quoted = False
+    for ch in text:
+        if quoted:
+            current.append(ch)
+            if ch == '"':
+                quoted = False
+            continue
+        if ch == '"':
+            quoted = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        elif ch.isspace() and depth == 0:
+            if current:
+                words.append("".join(current))
+                current = []
+            continue
+        current.append(ch)
+    if quoted or depth:
+        raise NotationError("a quote, bracket or brace is not closed")
+    if current:
+        words.append("".join(current))
+    return [w[1:-1] if len(w) >= 2 and w[0] == w[-1] == '"' else w for w in words]
 
 
 def _json_line(text: str, seq: int) -> LogLine:
@@ -117,9 +154,12 @@ def _validated(data: dict[str, Any], seq: int) -> LogLine:
         return LINE_ADAPTER.validate_python(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"] if not str(p).startswith(
-            ("function-", "tagged-union"))) or "line"
-        raise NotationError(f"field {where!r}: {err['msg']}") from None
+        loc = [str(p) for p in err["loc"]]
+        if loc and loc[0] == data.get("type"):
+            loc = loc[1:]  # the union's tag: the line's own type
+        where = ".".join(loc) or "type"
+        message = err["msg"].removeprefix("Value error, ")
+        raise NotationError(f"field {where!r}: {message}") from None
 
 
 def _card(word: str, owner: str) -> str:
@@ -216,3 +256,61 @@ def next_request_id(used: Collection[str]) -> str:
     while f"r{n}" in used:
         n += 1
     return f"r{n}"
+
+
+def to_notation(line: LogLine) -> str:
+    """The line in the notation (JSON where the notation has no shorter form): what
+    :func:`read_notation` reads back as the same line (request ids kept with ``#``)."""
+    d = line.model_dump(mode="json", exclude_none=True, exclude={"seq", "hash"})
+    kind = d.get("type")
+    plain = not (set(d) & {"at", "x"})
+    if plain and kind == "request" and set(d) <= {"type", "request", "player", "action",
+                                                  "key_cards", "costs", "targets", "choices"}:
+        player = d["player"]
+        words = [player, d["action"]]
+        words += [_short(c, player) for c in d.get("key_cards", [])]
+        for cost in d.get("costs", []):
+            ref = cost["ref"]
+            words.append(cost["kind"] if ref == f"{player}:?" else
+                         f"{cost['kind']}:{_short(ref, player)}")
+        words += [f">{t}" for t in d.get("targets", [])]
+        words.append(f"#{d['request']}")
+        words += [f"{k}={_dumps(v)}" for k, v in (d.get("choices") or {}).items()]
+        if all(_plain_word(w) for w in words[2:2 + len(d.get("key_cards", []))]):
+            return " ".join(words)
+    if plain and kind == "pass" and set(d) <= {"type", "player", "note"}:
+        return f"{d['player']} pass" + (f" {d['note']}" if d.get("note") else "")
+    if plain and kind == "resolve" and set(d) <= {"type", "request", "result", "choices",
+                                                  "effects"}:
+        words = ["fizzle" if d["result"] == "fizzled" else "resolve", d["request"]]
+        words += [f"{k}={_dumps(v)}" for k, v in (d.get("choices") or {}).items()]
+        if "effects" in d:
+            words.append(f"effects={_dumps(d['effects'])}")
+        if not any(w.startswith("effects=") for w in words[2:-1] if "effects" in d):
+            return " ".join(words)
+    if plain and kind in ("stage", "discard") and set(d) <= {"type", "request"}:
+        return f"{kind} {d['request']}"
+    if plain and kind == "trigger" and set(d) <= {"type", "request", "action", "source",
+                                                  "controller"}:
+        return " ".join(["trigger", d["request"], d["action"], d["source"],
+                         *([d["controller"]] if "controller" in d else [])])
+    if plain and kind == "game_started" and set(d) == {"type", "first_player"}:
+        return f"start {d['first_player']}"
+    if plain and kind == "roll" and set(d) <= {"type", "player", "sides", "result"}:
+        return f"{d['player']} roll d{d['sides']} {d['result']}"
+    return json.dumps(d, ensure_ascii=False, separators=(",", ":"))
+
+
+def _short(card: str, player: str) -> str:
+    """A card as the notation writes it: without its owner when it is the player's."""
+    return card.removeprefix(f"{player}:")
+
+
+def _plain_word(word: str) -> bool:
+    """A key card the reader takes back as a key card (no cost, target, id or choice)."""
+    return bool(_ID.match(word)) and "=" not in word and word not in COST_KINDS and not (
+        len(word) > 2 and word[0] in COST_KINDS and word[1] == ":")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
