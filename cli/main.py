@@ -436,7 +436,7 @@ def _store_name(store: str | None) -> str:
 def _recorder(store: str | None, reading: bool = False) -> Iterator[MatchRecorder]:
     """The recorder on ``store``; a read never creates a SQLite file that is not there,
     a write creates the SQLite file's directory when it is missing (docs/decisions.md,
-    section 8)."""
+    "A store path whose directory does not exist")."""
     from coreflow_judge.events.store import open_recorder, store_env
 
     env = store_env(store)
