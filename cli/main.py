@@ -224,6 +224,8 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        global _stdin_taken
+        _stdin_taken = False  # each command may read standard input once
         try:
             return fn(*args, **kwargs)
         except typer.Exit:

@@ -343,3 +343,15 @@ def test_every_help_renders_its_placeholders() -> None:
                 assert " ".join(helptext.split()) in flat, (path, helptext)
         if path and not hasattr(command, "commands"):
             assert "Example: coreflow " + " ".join(path) in text, path
+
+
+def test_each_command_in_one_process_may_read_standard_input_once() -> None:
+    """Two commands run in one process (as a program embedding the app would) each read
+    their own standard input."""
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    text = DISPUTED.read_text(encoding="utf-8")
+    for _ in range(2):
+        done = runner.invoke(app, ["judge", "-", "--format", "json"], input=text)
+        assert done.exit_code == 1 and json.loads(done.stdout)["log"] == "<stdin>"
