@@ -8,6 +8,7 @@ game id, seeds a batch and writes its logs with their hash chain.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 from coreflow_judge.adjudicator.plugins import (
@@ -18,6 +19,9 @@ from coreflow_judge.adjudicator.plugins import (
 )
 from coreflow_judge.events.models import LogLine
 from coreflow_judge.events.reader import dump_line
+
+Progress = Callable[[int, int], None]
+"""Told ``(done, total)`` after each game is written (a command's progress line)."""
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -49,7 +53,7 @@ def simulator_of(game: str) -> GamePlugin:
 
 
 def _write_logs(plugin: GamePlugin, edition: str, fmt: str | None, games: int, seed: int,
-                out_dir: Path, stem: str) -> list[Path]:
+                out_dir: Path, stem: str, progress: Progress | None = None) -> list[Path]:
     """``games`` games written as ``<out_dir>/<stem>-<seed>-<i>.jsonl`` (match id
     ``sim-<stem>-<seed>-<i>``); ``fmt`` None is the game's default format. Nothing is
     written when the first game cannot be made (an unknown edition or format)."""
@@ -68,19 +72,21 @@ def _write_logs(plugin: GamePlugin, edition: str, fmt: str | None, games: int, s
         path = out_dir / f"{stem}-{seed}-{i}.jsonl"
         path.write_text(dump_log(first if i == 0 else one(i)), encoding="utf-8")
         paths.append(path)
+        if progress is not None:
+            progress(i + 1, games)
     return paths
 
 
 def write_game_logs(game: str, edition: str, fmt: str | None, games: int, seed: int,
-                    out_dir: Path) -> list[Path]:
+                    out_dir: Path, progress: Progress | None = None) -> list[Path]:
     """Simulate ``games`` games of the registered ``game`` (its default format when ``fmt``
     is None); write ``<out_dir>/<game>-<edition>-<seed>-<i>.jsonl``."""
     return _write_logs(simulator_of(game), edition, fmt, games, seed, out_dir,
-                       f"{game}-{edition}")
+                       f"{game}-{edition}", progress)
 
 
-def write_games(edition: str, fmt: str | None, games: int, seed: int, out_dir: Path
-                ) -> list[Path]:
+def write_games(edition: str, fmt: str | None, games: int, seed: int, out_dir: Path,
+                progress: Progress | None = None) -> list[Path]:
     """Simulate ``games`` games of a bare edition (``9.0``: the game that takes bare
     editions, see :attr:`GamePlugin.bare_editions`); write
     ``<out_dir>/<edition>-<seed>-<i>.jsonl``."""
@@ -88,4 +94,4 @@ def write_games(edition: str, fmt: str | None, games: int, seed: int, out_dir: P
     if plugin is None:
         raise NoSimulator(f"no game takes a bare edition such as {edition!r}: "
                           "name the game, GAME/EDITION")
-    return _write_logs(plugin, edition, fmt, games, seed, out_dir, edition)
+    return _write_logs(plugin, edition, fmt, games, seed, out_dir, edition, progress)

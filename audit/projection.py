@@ -27,7 +27,7 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +59,9 @@ PAGE_SIZE = 5000
 DEFAULT_TIMEOUT = 60.0
 #: Rows fetched from DuckDB at a time: a large answer streams, never held whole.
 BATCH_ROWS = 1000
+
+Progress = Callable[[int, int], None]
+"""Told ``(done, total)`` as work advances (a command's progress line)."""
 
 
 class AuditError(Exception):
@@ -165,20 +168,21 @@ class AuditDB:
             raise AuditError(f"cannot open the audit database {self.path}: "
                              f"{_first_line(exc)}") from exc
 
-    def refresh(self, rebuild: bool = False, recorder: MatchRecorder | None = None
-                ) -> RefreshStats:
+    def refresh(self, rebuild: bool = False, recorder: MatchRecorder | None = None,
+                progress: Progress | None = None) -> RefreshStats:
         """Take in every notification of the store after the last one taken in.
 
         ``rebuild`` drops every table first and reads the store from its first
         notification. The audit file is also rebuilt when it was made from another store
         or by another schema version, or when the store is behind it (a new store).
+        ``progress`` is told ``(done, total)`` as each new or changed match is derived.
         """
         own = recorder is None
         app = recorder if recorder is not None else open_recorder(self.store, read_only=True)
         try:
             con = self._connect()
             try:
-                stats = self._refresh(con, app, rebuild)
+                stats = self._refresh(con, app, rebuild, progress)
             finally:
                 con.close()
         finally:
@@ -189,7 +193,7 @@ class AuditDB:
         return stats
 
     def _refresh(self, con: duckdb.DuckDBPyConnection, app: MatchRecorder,
-                 rebuild: bool) -> RefreshStats:
+                 rebuild: bool, progress: Progress | None = None) -> RefreshStats:
         identity = store_identity(self.store)
         state = _read_state(con)
         try:
@@ -212,7 +216,9 @@ class AuditDB:
             sink = _Sink(Path(tmp))
             touched: list[str] = []
             try:
-                for record_id, lines in self._new_matches(app, last, top, stats):
+                for record_id, lines, total in self._new_matches(app, last, top, stats):
+                    if progress is not None:
+                        progress(len(touched), total)
                     rows = derive_match(str(record_id), lines)
                     match = rows["matches"][0]
                     touched.append(match["match_id"])
@@ -221,6 +227,8 @@ class AuditDB:
                     sink.add(rows)
             finally:
                 sink.close()
+            if progress is not None and touched:
+                progress(len(touched), len(touched))
             stats.matches = len(touched)
             stats.rows = dict(sink.counts)
             stats.last_notification_id = top
@@ -252,8 +260,9 @@ class AuditDB:
         return stats
 
     def _new_matches(self, app: MatchRecorder, last: int, top: int, stats: RefreshStats
-                     ) -> Iterator[tuple[UUID | str, list[StoredLine]]]:
-        """Each match with notifications in (last, top], with all its stored lines.
+                     ) -> Iterator[tuple[UUID | str, list[StoredLine], int]]:
+        """Each match with notifications in (last, top], with all its stored lines (and
+        how many matches there are).
 
         A match whose lines all arrived in this window (versions 1..n) is derived from
         the notifications themselves; one that had lines before is read whole from the
@@ -276,7 +285,7 @@ class AuditDB:
                 versions = [s.originator_version for s in stored]
                 if versions != list(range(1, len(stored) + 1)):
                     stored = list(app.recorder.select_events(record_id))
-                yield record_id, [self._decode(app, s) for s in stored]
+                yield record_id, [self._decode(app, s) for s in stored], len(pending)
         except PersistenceError as exc:
             raise StoreUnavailable(f"the event store failed: {exc}") from exc
 
@@ -307,8 +316,10 @@ class AuditDB:
         finally:
             con.close()
 
-    def export_parquet(self, directory: str | Path) -> list[Path]:
-        """Write every table as ``<directory>/<table>.parquet`` (rows in table order)."""
+    def export_parquet(self, directory: str | Path, progress: Progress | None = None
+                       ) -> list[Path]:
+        """Write every table as ``<directory>/<table>.parquet`` (rows in table order);
+        ``progress`` is told ``(done, total)`` as each table is written."""
         out = Path(directory)
         if out.exists() and not out.is_dir():
             raise AuditError(f"--parquet {out}: a file; give a directory to write the Parquet "
@@ -328,6 +339,8 @@ class AuditDB:
                     f"TO '{_sql_text(str(target))}' (FORMAT parquet)"
                 )
                 written.append(target)
+                if progress is not None:
+                    progress(len(written), len(TABLES))
         except duckdb.Error as exc:
             raise AuditError(f"export failed: {_first_line(exc)}") from exc
         finally:

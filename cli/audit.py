@@ -7,6 +7,9 @@ reads queries from stdin (a prompt when stdin is a terminal) until EOF or ``.qui
 
 Exit status: 0 done, 1 the query failed or was refused (one line on stderr, never a
 traceback), 2 the store or the audit database could not be opened.
+
+DuckDB and the audit read model are imported when a command runs, not when the
+``coreflow`` command starts (its help, or judging a log, never needs them).
 """
 
 from __future__ import annotations
@@ -19,23 +22,20 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, TextIO
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
-import duckdb
 import typer
-from coreflow_judge.audit.projection import (
-    DEFAULT_TIMEOUT,
-    AuditDB,
-    AuditError,
-    QueryFailed,
-    Stream,
-    read_only,
-    stream_query,
-)
-from coreflow_judge.audit.schema import TABLES
-from coreflow_judge.events.store import STORE_ENV_VAR, StoreError, store_env
+from coreflow_judge.cli import progress
+
+if TYPE_CHECKING:
+    import duckdb
+    from coreflow_judge.audit.projection import AuditDB, Stream
 
 EXIT_OK, EXIT_NO, EXIT_INPUT = 0, 1, 2
+STORE_ENV_VAR = "COREFLOW_STORE"
+"""events.store.STORE_ENV_VAR (tests/test_cli_conventions.py checks that they agree)."""
+DEFAULT_TIMEOUT = 60.0
+"""audit.projection.DEFAULT_TIMEOUT (tests/test_cli_conventions.py checks that they agree)."""
 
 
 class OutFormat(StrEnum):
@@ -62,6 +62,7 @@ AuditOpt = Annotated[
 
 
 def _say(message: str) -> None:
+    progress.clear()
     typer.echo(f"coreflow: {message}", err=True)
 
 
@@ -181,6 +182,8 @@ WRITE: dict[OutFormat, Callable[[Stream, TextIO], None]] = {
 def run_to(con: duckdb.DuckDBPyConnection, sql: str, fmt: OutFormat, timeout: float | None,
            out: TextIO) -> None:
     """Run one query in the sandbox and write its rows to ``out`` as they come."""
+    from coreflow_judge.audit.projection import stream_query
+
     with stream_query(con, sql, timeout) as stream:
         WRITE[fmt](stream, out)
     out.flush()
@@ -190,38 +193,51 @@ def run_to(con: duckdb.DuckDBPyConnection, sql: str, fmt: OutFormat, timeout: fl
 
 
 def _open(store: str | None, audit: Path | None) -> AuditDB:
-    """The audit database of the store, refreshed; a missing SQLite store is an error."""
+    """The audit database of the store, refreshed (a progress line on a terminal while
+    several matches are taken in); a missing SQLite store is an error."""
+    from coreflow_judge.audit.projection import AuditDB, AuditError
+    from coreflow_judge.events.store import store_env
+
     db = store_env(store).get("SQLITE_DBNAME")
     if db is not None and db != ":memory:" and not Path(db).exists():
         raise AuditError(f"no event store at {db} (record a log first: coreflow record LOG)")
     auditdb = AuditDB(audit, store)
-    stats = auditdb.refresh()
+    with progress.progress("audit: refresh") as bar:
+        stats = auditdb.refresh(progress=lambda done, total: bar.update(done, total)
+                                if total > 1 else None)
     for match_id in stats.unjudged:
         _say(f"audit: match {match_id} could not be judged (see matches.judge_error)")
     return auditdb
 
 
+_ERRORS = (
+    ("coreflow_judge.audit.projection", "QueryFailed", EXIT_NO),
+    ("coreflow_judge.audit.projection", "AuditError", EXIT_INPUT),
+    ("coreflow_judge.events.store", "StoreError", EXIT_INPUT),
+)
+"""(module, class, exit status) of the errors reported in one line, the first match wins;
+looked up among the imported modules only (one never imported raised nothing)."""
+
+
 def _guard(fn: Callable[[], int]) -> None:
     try:
         code = fn()
-    except QueryFailed as exc:
-        _say(str(exc))
-        raise typer.Exit(EXIT_NO) from None
-    except AuditError as exc:
-        _say(str(exc))
-        raise typer.Exit(EXIT_INPUT) from None
-    except StoreError as exc:
-        _say(str(exc))
-        raise typer.Exit(EXIT_INPUT) from None
     except KeyboardInterrupt:
         _say("interrupted")
         raise typer.Exit(130) from None
+    except Exception as exc:
+        for module_name, name, status in _ERRORS:
+            module = sys.modules.get(module_name)
+            if module is not None and isinstance(exc, getattr(module, name)):
+                _say(str(exc))
+                raise typer.Exit(status) from None
+        raise
     raise typer.Exit(code)
 
 
 def audit_command(
     query: Annotated[str | None, typer.Argument(
-        metavar="[SQL]", help="One query (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN...); without "
+        metavar="SQL", help="One query (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN...); without "
         "it, read queries from stdin until EOF or .quit.", show_default=False)] = None,
     fmt: Annotated[OutFormat, typer.Option("--format", help="Output format.")] =
     OutFormat.table,
@@ -235,10 +251,13 @@ def audit_command(
     findings, boards (docs/audit.md). Queries run in a sandbox that cannot write any file,
     each for at most --timeout seconds; rows are printed as they come.
 
+    \b
     Example: coreflow audit "SELECT code, count(*) FROM findings GROUP BY code ORDER BY 2 DESC"
     """
 
     def run() -> int:
+        from coreflow_judge.audit.projection import read_only
+
         auditdb = _open(store, audit)
         if query is not None:
             con = read_only(auditdb.path)
@@ -260,6 +279,9 @@ def _interactive(auditdb: AuditDB, fmt: OutFormat, stdin: TextIO, stdout: TextIO
     failing statement prints its one-line message and the prompt goes on; the exit
     status is 1 if any statement failed.
     """
+    from coreflow_judge.audit.projection import AuditError, read_only
+    from coreflow_judge.audit.schema import TABLES
+
     tty = stdin.isatty()
     con = read_only(auditdb.path)
     failed = False
@@ -313,19 +335,24 @@ def _interactive(auditdb: AuditDB, fmt: OutFormat, stdin: TextIO, stdout: TextIO
 
 def export_command(
     parquet: Annotated[Path, typer.Option(
-        "--parquet", metavar="DIR", help="Write every audit table as DIR/<table>.parquet.",
+        "--parquet", metavar="DIR", help="Write every audit table as DIR/TABLE.parquet.",
         show_default=False)],
     store: StoreOpt = None,
     audit: AuditOpt = None,
 ) -> None:
     """Export the audit tables (refreshed from the store first) as Parquet files.
 
+    A progress line shows on a terminal while the store is taken in and the tables are
+    written.
+
     Example: coreflow export --parquet audit-tables/
     """
 
     def run() -> int:
         auditdb = _open(store, audit)
-        for path in auditdb.export_parquet(parquet):
+        with progress.progress("export") as bar:
+            written = auditdb.export_parquet(parquet, progress=bar.update)
+        for path in written:
             typer.echo(str(path))
         return EXIT_OK
 

@@ -6,13 +6,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from coreflow_judge.adjudicator.rulings import DEFAULT_DIR, check, discover, freeze, update
-from coreflow_judge.events.reader import LogReadError
+
+DEFAULT_DIR = Path("fixtures") / "rulings"
+"""adjudicator.rulings.DEFAULT_DIR, named here so that the help does not import the judge
+(tests/test_cli_conventions.py checks that they agree)."""
 
 fixture_app = typer.Typer(
     help="Ruling fixtures: freeze a disputed log with the judge's ruling, check them all.",
     no_args_is_help=True,
-    rich_markup_mode="markdown",
+    rich_markup_mode=None,
 )
 
 
@@ -29,6 +31,8 @@ def new_command(
     """
 
     def run() -> None:
+        from coreflow_judge.adjudicator.rulings import freeze
+
         case = freeze(log, name, note, directory)
         typer.echo(f"froze {case.log} and {case.expected}")
 
@@ -37,7 +41,7 @@ def new_command(
 
 @fixture_app.command("check")
 def check_command(
-    path: Annotated[Path, typer.Argument(metavar="[PATH]",
+    path: Annotated[Path, typer.Argument(metavar="PATH",
                                          help="A fixture or a folder of them.")] = Path("fixtures"),
     do_update: Annotated[bool, typer.Option("--update",
                                             help="Re-freeze what changed, deliberately.")] = False,
@@ -50,6 +54,9 @@ def check_command(
     """
 
     def run() -> None:
+        from coreflow_judge.adjudicator.rulings import check, discover, update
+        from coreflow_judge.events.reader import LogReadError
+
         if not path.exists():
             raise FileNotFoundError(f"{path}: no such file or directory")
         cases = discover(path)

@@ -4,6 +4,11 @@ Each command parses its arguments, calls one library function and prints the res
 no rule is decided here. Every failure is one line on stderr and an exit status, never a
 traceback: 0 all well, 1 the answer is "no" (an error finding, a broken hash chain, a
 match already recorded or not found), 2 the input could not be read or used.
+
+Start-up is kept short: this module imports only typer and the game registry (whose
+plugins load no rules); each command imports the library parts it uses when it runs, so
+``coreflow --help`` never loads pydantic, eventsourcing or DuckDB, and judging a log
+loads only its own game's rules.
 """
 
 from __future__ import annotations
@@ -18,40 +23,58 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
-from coreflow_judge.adjudicator.game import UnsupportedRules
-from coreflow_judge.adjudicator.judge import JudgeInputError, Report, judge_lines, normalize_lines
 from coreflow_judge.adjudicator.plugins import GamePlugin, game_of_bare_edition, games
-from coreflow_judge.cli.render import board_text, report_text
-from coreflow_judge.events.models import LogLine, MatchStarted, json_schema
-from coreflow_judge.events.reader import (
-    LineError,
-    LogReadError,
-    canonical_dict,
-    dump_line,
-    read_log,
-    verify_chain,
-)
-from coreflow_judge.events.store import (
-    STORE_ENV_VAR,
-    LogRejected,
-    MatchAlreadyRecorded,
-    MatchNotFound,
-    MatchRecorder,
-    RecordConflict,
-    StoreError,
-    open_recorder,
-    store_env,
-)
-from coreflow_judge.projections.board import BoardProjector, BoardQueryError
-from typer.core import TyperGroup
+from coreflow_judge.cli import progress
+from typer.core import TyperCommand, TyperGroup
+
+if TYPE_CHECKING:  # imported by the commands that use them, when they run
+    from coreflow_judge.events.models import LogLine
+    from coreflow_judge.events.reader import LineError
+    from coreflow_judge.events.store import MatchRecorder
+
+STORE_ENV_VAR = "COREFLOW_STORE"
+"""events.store.STORE_ENV_VAR, named here so that the help does not import the store
+(tests/test_cli_conventions.py checks that they agree)."""
+STDIN = "-"
+"""The LOG that names standard input."""
+STDIN_NAME = "<stdin>"
+"""Standard input as messages and reports name it."""
+
+
+class PlainUsage(TyperCommand):
+    """A command whose usage line names its arguments as the help's own placeholders:
+    ``coreflow judge [OPTIONS] LOG|MATCH_ID...`` (typer writes a required one in braces,
+    ``{LOG|MATCH_ID}...``, which reads as a placeholder left unfilled)."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return [_unbraced(piece) for piece in super().collect_usage_pieces(ctx)]
+
+
+def _unbraced(piece: str) -> str:
+    match = re.fullmatch(r"\{([^{}]+)\}((?:\.\.\.)?)", piece)
+    return match.group(1) + match.group(2) if match else piece
+
+
+def _plain_usage(group: TyperGroup) -> None:
+    """Every typer command of ``group`` and its sub-groups (``fixture``), also one added
+    later by another module, gets :class:`PlainUsage`'s usage line."""
+    for command in group.commands.values():
+        if type(command) is TyperCommand:
+            command.__class__ = PlainUsage
+        elif isinstance(command, TyperGroup):
+            _plain_usage(command)
 
 
 class OneLineErrors(TyperGroup):
     """Usage errors (an unknown option, ``--format xml``, a missing argument) as one line on
     stderr and exit status 2, like every other error of the command."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _plain_usage(self)
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
@@ -130,9 +153,11 @@ app = typer.Typer(
     help="Record, rebuild and judge matches of interruptible turn-based card games: "
     f"{_games_text()}.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
-    rich_markup_mode="markdown",
+    # Plain help, as click writes it: no Markdown to misread (a ``<table>`` taken for
+    # HTML, a ``*`` for emphasis), and no Rich to import before the help shows.
+    rich_markup_mode=None,
 )
 
 EXIT_OK, EXIT_NO, EXIT_INPUT = 0, 1, 2
@@ -156,6 +181,7 @@ class RecordRefused(CliError):
 
 
 def _say(message: str) -> None:
+    progress.clear()
     typer.echo(f"coreflow: {message}", err=True)
 
 
@@ -167,26 +193,45 @@ def _fail(message: str, code: int) -> NoReturn:
 P = ParamSpec("P")
 R = TypeVar("R")
 
+_KNOWN_ERRORS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
+    ("coreflow_judge.adjudicator.judge", ("JudgeInputError",), EXIT_INPUT, ""),
+    ("coreflow_judge.events.reader", ("LogReadError",), EXIT_INPUT, ""),
+    ("coreflow_judge.projections.board", ("BoardQueryError",), EXIT_INPUT, ""),
+    ("coreflow_judge.adjudicator.game", ("UnsupportedRules",), EXIT_INPUT, ""),
+    ("coreflow_judge.events.store", ("RecordConflict", "MatchNotFound"), EXIT_NO, ""),
+    ("coreflow_judge.events.store", ("LogRejected",), EXIT_INPUT, "; nothing was recorded"),
+    ("coreflow_judge.events.store", ("StoreError",), EXIT_INPUT, ""),
+)
+"""The library's errors a command reports as one line: (module, classes, exit status,
+what the message adds), the first that matches wins."""
+
+
+def known_error(exc: BaseException) -> tuple[int, str] | None:
+    """The exit status and message of a library error, or None for another exception.
+
+    The classes are looked up among the modules already imported: an error of a module
+    the command never imported cannot have been raised, and nothing is imported to ask.
+    """
+    for module_name, names, code, suffix in _KNOWN_ERRORS:
+        module = sys.modules.get(module_name)
+        if module is not None and isinstance(exc, tuple(getattr(module, n) for n in names)):
+            return code, f"{exc}{suffix}"
+    return None
+
 
 def guarded(fn: Callable[P, R]) -> Callable[P, R]:
     """Turn every exception of a command into a message on stderr and an exit status."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        global _stdin_taken
+        _stdin_taken = False  # each command may read standard input once
         try:
             return fn(*args, **kwargs)
         except typer.Exit:
             raise
         except CliError as exc:
             _fail(str(exc), exc.code)
-        except (JudgeInputError, LogReadError, BoardQueryError, UnsupportedRules) as exc:
-            _fail(str(exc), EXIT_INPUT)
-        except (RecordConflict, MatchNotFound) as exc:
-            _fail(str(exc), EXIT_NO)
-        except LogRejected as exc:
-            _fail(f"{exc}; nothing was recorded", EXIT_INPUT)
-        except StoreError as exc:
-            _fail(str(exc), EXIT_INPUT)
         except BrokenPipeError:
             # The reader went away (``| head``): stop quietly, as Unix tools do.
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -195,6 +240,9 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
         except KeyboardInterrupt:
             _fail("interrupted", 130)
         except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback
+            known = known_error(exc)
+            if known is not None:
+                _fail(known[1], known[0])
             _fail(f"internal error ({type(exc).__name__}): {exc}", EXIT_INPUT)
 
     return wrapper
@@ -204,8 +252,8 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 def _log_files(path: Path) -> list[Path]:
-    """The file named, or a directory's ``*.jsonl`` files in name order."""
-    if not path.is_dir():
+    """The file named, or a directory's ``*.jsonl`` files in name order (``-``: stdin)."""
+    if _is_stdin(path) or not path.is_dir():
         return [path]
     files = sorted(p for p in path.glob("*.jsonl") if p.is_file())
     if not files:
@@ -214,8 +262,36 @@ def _log_files(path: Path) -> list[Path]:
 
 
 def _is_match_id(target: str) -> bool:
-    """A name that is no file path: no separator and no ``.jsonl``."""
-    return not target.endswith(".jsonl") and os.sep not in target
+    """A name that is no file path: no separator and no ``.jsonl`` (and not ``-``)."""
+    return not target.endswith(".jsonl") and os.sep not in target and target != STDIN
+
+
+def _is_stdin(path: Path | str) -> bool:
+    """``-`` names standard input (``./-`` names a file called ``-``)."""
+    return str(path) == STDIN
+
+
+def _shown(path: Path | str) -> str:
+    """A log as messages name it: its path, or ``<stdin>``."""
+    return STDIN_NAME if _is_stdin(path) else str(path)
+
+
+_stdin_taken = False
+
+
+def _read_items(path: Path) -> list[tuple[int, LogLine | LineError]]:
+    """Every line of a log file, or of standard input for ``-`` (read once: a second
+    ``-`` in one command is refused), each a line model or the error that names its
+    field; :class:`~events.reader.LogReadError` if the file cannot be opened."""
+    from coreflow_judge.events.reader import bounded_lines, iter_lines, read_log
+
+    if not _is_stdin(path):
+        return read_log(path)
+    global _stdin_taken
+    if _stdin_taken:
+        raise CliError(f"{STDIN_NAME}: standard input is read once; give '-' only once")
+    _stdin_taken = True
+    return list(iter_lines(bounded_lines(sys.stdin.buffer)))
 
 
 def _means_recorded(name: str, store: str | None, doing: str) -> bool:
@@ -246,6 +322,8 @@ def _also_recorded(name: str, store: str | None) -> str | None:
     """The store's name when ``name`` is also the id of a match recorded there."""
     if not MATCH_ID.fullmatch(name):
         return None
+    from coreflow_judge.events.store import StoreError, store_env
+
     db = store_env(store).get("SQLITE_DBNAME")
     if db is not None and (":memory:" in db or not Path(db).is_file()):
         return None
@@ -262,6 +340,8 @@ MATCH_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
 def _recorded(match_id: str, store: str | None) -> list[LogLine]:
     """The stored lines of a recorded match (the store is only read, never created)."""
+    from coreflow_judge.events.store import MatchNotFound
+
     with _recorder(store, reading=True) as recorder:
         try:
             chain = recorder.verify_record(match_id)
@@ -277,16 +357,19 @@ def _recorded(match_id: str, store: str | None) -> list[LogLine]:
 
 def _one_file(path: Path) -> Path:
     """A command that reads one log refuses a directory by name."""
-    if path.is_dir():
+    if not _is_stdin(path) and path.is_dir():
         raise CliError(f"{path}: a directory; give one log file")
     return path
 
 
 def _valid_lines(path: Path) -> list[tuple[int, LogLine]]:
     """Every line of a log, or :class:`JudgeInputError` naming the first malformed one."""
+    from coreflow_judge.adjudicator.judge import JudgeInputError
+    from coreflow_judge.events.reader import LineError
+
     _one_file(path)
     out: list[tuple[int, LogLine]] = []
-    for no, item in read_log(path):
+    for no, item in _read_items(path):
         if isinstance(item, LineError):
             raise JudgeInputError(item.line, item.field, item.message)
         out.append((no, item))
@@ -297,6 +380,9 @@ def _valid_lines(path: Path) -> list[tuple[int, LogLine]]:
 
 def _one_match(lines: list[tuple[int, LogLine]]) -> list[tuple[int, LogLine]]:
     """A log to record or normalize holds one match: one match_started line, the first."""
+    from coreflow_judge.adjudicator.judge import JudgeInputError
+    from coreflow_judge.events.models import MatchStarted
+
     for no, line in lines[1:]:
         if isinstance(line, MatchStarted):
             raise JudgeInputError(no, "type", "a second match_started line: a log holds one "
@@ -306,14 +392,18 @@ def _one_match(lines: list[tuple[int, LogLine]]) -> list[tuple[int, LogLine]]:
 
 def _with_path(path: Path, fn: Callable[[], R]) -> R:
     """Run ``fn``; an input error names the file it is about."""
+    from coreflow_judge.adjudicator.judge import JudgeInputError
+
     try:
         return fn()
     except JudgeInputError as exc:
-        raise CliError(f"{path}: {exc}") from exc
+        raise CliError(f"{_shown(path)}: {exc}") from exc
 
 
 def _first_difference(stored: Sequence[LogLine], given: Sequence[LogLine]) -> int | None:
     """The first seq at which two complete logs differ (hashes aside), or None."""
+    from coreflow_judge.events.reader import canonical_dict
+
     for seq, (a, b) in enumerate(zip(stored, given, strict=False), start=1):
         if canonical_dict(a) != canonical_dict(b):
             return seq
@@ -323,6 +413,8 @@ def _first_difference(stored: Sequence[LogLine], given: Sequence[LogLine]) -> in
 
 
 def _jsonl(lines: Sequence[LogLine]) -> str:
+    from coreflow_judge.events.reader import dump_line
+
     previous: str | None = None
     out: list[str] = []
     for line in lines:
@@ -333,6 +425,8 @@ def _jsonl(lines: Sequence[LogLine]) -> str:
 
 def _store_name(store: str | None) -> str:
     """The store as the messages name it: the SQLite file, or the URL without password."""
+    from coreflow_judge.events.store import store_env
+
     env = store_env(store)
     db = env.get("SQLITE_DBNAME")
     if db is not None:
@@ -342,7 +436,11 @@ def _store_name(store: str | None) -> str:
 
 @contextmanager
 def _recorder(store: str | None, reading: bool = False) -> Iterator[MatchRecorder]:
-    """The recorder on ``store``; a read never creates a SQLite file that is not there."""
+    """The recorder on ``store``; a read never creates a SQLite file that is not there,
+    a write creates the SQLite file's directory when it is missing (docs/decisions.md,
+    "A store path whose directory does not exist")."""
+    from coreflow_judge.events.store import open_recorder, store_env
+
     env = store_env(store)
     db = env.get("SQLITE_DBNAME")
     if reading and db is not None and db != ":memory:" and not Path(db).exists():
@@ -351,6 +449,8 @@ def _recorder(store: str | None, reading: bool = False) -> Iterator[MatchRecorde
     if not reading and db is not None and (":memory:" in db or "mode=memory" in db):
         raise CliError(f"--store {db}: a store in memory keeps nothing once the command ends; "
                        "name a SQLite file or a postgresql:// URL (nothing was recorded)")
+    if not reading and db is not None:
+        _make_store_directory(db)
     recorder = open_recorder(store, read_only=reading)
     try:
         yield recorder
@@ -358,6 +458,21 @@ def _recorder(store: str | None, reading: bool = False) -> Iterator[MatchRecorde
         close = getattr(recorder, "close", None)
         if callable(close):
             close()
+
+
+def _make_store_directory(db: str) -> None:
+    """Create the missing directories of a SQLite store about to be written, or refuse
+    in one line (a part of the path is a file, no permission, ...)."""
+    if db.startswith("file:"):  # a SQLite URI: left to SQLite
+        return
+    folder = Path(db).parent
+    if folder.is_dir():
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"cannot open the event store {db}: cannot create its directory "
+                       f"{folder}: {exc.strerror or exc} (nothing was recorded)") from None
 
 
 StoreOption = Annotated[
@@ -397,18 +512,24 @@ def _options(
 def judge(
     logs: Annotated[list[str], typer.Argument(
         metavar="LOG|MATCH_ID",
-        help="Log files, directories (their *.jsonl files, in name order), or the ids of "
-             "matches recorded in the store.",
+        help="Log files, directories (their *.jsonl files, in name order), the ids of "
+             "matches recorded in the store, or - for standard input.",
         show_default=False)],
     fmt: FormatOption = Format.text,
     store: StoreOption = None,
 ) -> None:
     """Judge match logs against the rules and report every finding.
 
-    Exit status: 0 no error finding, 1 at least one, 2 a log could not be read.
+    Exit status: 0 no error finding, 1 at least one, 2 a log could not be read. With
+    --format json each report names its log ("log": the path, or <stdin>) or, for a
+    recorded match, its store ("store"). Several logs show a progress line on a terminal.
 
     Example: coreflow judge fixtures/sample-match.jsonl --format json
     """
+    from coreflow_judge.adjudicator.judge import JudgeInputError, judge_lines
+    from coreflow_judge.cli.render import report_text
+    from coreflow_judge.events.reader import LogReadError
+
     status = EXIT_OK
     first = True
     files: list[tuple[str, Path]] = []
@@ -420,34 +541,43 @@ def judge(
             status = EXIT_INPUT
             continue
         files += [(raw, found[0])] if found == [Path(raw)] else [(str(f), f) for f in found]
-    for raw, path in files:
-        try:
-            if _means_recorded(raw, store, "judging"):
-                report: Report = judge_lines(enumerate(_recorded(str(path), store), start=1))
+    with progress.progress("judge", len(files)) as bar:
+        for done, (raw, path) in enumerate(files, start=1):
+            if len(files) > 1:
+                bar.update(done - 1)
+            source = {"log": _shown(path)}
+            try:
+                if _means_recorded(raw, store, "judging"):
+                    report = judge_lines(enumerate(_recorded(str(path), store), start=1))
+                    source = {"store": _store_name(store)}
+                else:
+                    report = judge_lines(_read_items(path))
+            except (JudgeInputError, LogReadError) as exc:
+                shown = _shown(path)
+                message = str(exc) if str(exc).startswith(shown) else f"{shown}: {exc}"
+                _say(message)
+                status = max(status, EXIT_INPUT)
+                continue
+            except CliError as exc:  # no store, or no such recorded match: unreadable input
+                _say(str(exc))
+                status = max(status, EXIT_INPUT)
+                continue
+            except Exception as exc:  # noqa: BLE001 - one bad log must not stop the others
+                _say(f"{_shown(path)}: internal error ({type(exc).__name__}): {exc}")
+                status = max(status, EXIT_INPUT)
+                continue
+            progress.clear()
+            if fmt is Format.json:
+                typer.echo(json.dumps(report.as_dict() | source, ensure_ascii=False))
             else:
-                report = judge_lines(read_log(path))
-        except (JudgeInputError, LogReadError) as exc:
-            message = str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}"
-            _say(message)
-            status = max(status, EXIT_INPUT)
-            continue
-        except CliError as exc:  # no store, or no such recorded match: unreadable input
-            _say(str(exc))
-            status = max(status, EXIT_INPUT)
-            continue
-        except Exception as exc:  # noqa: BLE001 - one bad log must not stop the others
-            _say(f"{path}: internal error ({type(exc).__name__}): {exc}")
-            status = max(status, EXIT_INPUT)
-            continue
-        if fmt is Format.json:
-            typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
-        else:
-            if not first:
-                typer.echo("\n" + "=" * 72 + "\n")
-            typer.echo(report_text(report, str(path)))
-        first = False
-        if report.errors:
-            status = max(status, EXIT_NO)
+                if not first:
+                    typer.echo("\n" + "=" * 72 + "\n")
+                typer.echo(report_text(report, _shown(path)))
+            first = False
+            if report.errors:
+                status = max(status, EXIT_NO)
+        if len(files) > 1:
+            bar.update(len(files))
     raise typer.Exit(status)
 
 
@@ -455,8 +585,8 @@ def judge(
 @guarded
 def record(
     logs: Annotated[list[Path], typer.Argument(
-        metavar="LOG...", help="Match logs (JSONL), or directories of *.jsonl logs.",
-        show_default=False)],
+        metavar="LOG", help="Match logs (JSONL), directories of *.jsonl logs, or - for "
+        "standard input.", show_default=False)],
     store: StoreOption = None,
 ) -> None:
     """Record match logs in the event store (complete: derived lines filled in).
@@ -464,15 +594,24 @@ def record(
     Prints each match id (and its receipt, the head hash, on stderr). Each log is
     recorded all or nothing, once; a log that cannot be recorded is reported and the
     others are still recorded. Exit status: 0 every log recorded, 1 one was already
-    recorded, 2 one could not be read.
+    recorded, 2 one could not be read. A SQLite store whose directory is missing is
+    created with it. Several logs show a progress line on a terminal.
 
     Example: coreflow record fixtures/tournament/ --store matches.db
     """
+    from coreflow_judge.adjudicator.game import UnsupportedRules
+    from coreflow_judge.adjudicator.judge import JudgeInputError
+    from coreflow_judge.events.reader import LogReadError
+    from coreflow_judge.events.store import LogRejected
+
     files = [f for raw in logs for f in _log_files(raw)]
     worst = EXIT_OK
     with contextlib.ExitStack() as stack:
+        bar = stack.enter_context(progress.progress("record", len(files)))
         recorder: MatchRecorder | None = None
-        for log in files:
+        for done, log in enumerate(files):
+            if len(files) > 1:
+                bar.update(done)
             try:
                 # Read first: a log that cannot be recorded never creates the store.
                 lines = _read_complete(log)
@@ -484,20 +623,27 @@ def record(
                 if len(files) == 1:
                     raise
                 code = exc.code if isinstance(exc, CliError) else EXIT_INPUT
-                _say(str(exc) if str(log) in str(exc) else f"{log}: {exc}")
+                shown = _shown(log)
+                _say(str(exc) if shown in str(exc) else f"{shown}: {exc}")
                 worst = max(worst, code)
+        if len(files) > 1:
+            bar.update(len(files))
     if worst != EXIT_OK:
         raise typer.Exit(worst)
 
 
 def _read_complete(log: Path) -> list[LogLine]:
     """A log file read and completed (derived lines filled in), ready to record."""
+    from coreflow_judge.adjudicator.judge import normalize_lines
+
     return _with_path(log, lambda: normalize_lines(_one_match(_valid_lines(log))))
 
 
 def _record_one(recorder: MatchRecorder, log: Path, lines: list[LogLine],
                 store: str | None) -> None:
     """Record one read log with an open recorder; print its match id and receipt."""
+    from coreflow_judge.events.store import MatchAlreadyRecorded
+
     try:
         recorder.record(lines)
         head = recorder.verify_record(getattr(lines[0], "match_id", "")).head
@@ -506,10 +652,11 @@ def _record_one(recorder: MatchRecorder, log: Path, lines: list[LogLine],
         how = " with the same content" if differs is None else (
             f" with different content (the complete logs differ first at seq {differs})")
         raise CliError(
-            f"{log}: match {exc.match_id!r} is already recorded in {_store_name(store)}"
+            f"{_shown(log)}: match {exc.match_id!r} is already recorded in {_store_name(store)}"
             f"{how}; nothing was written (coreflow log {exc.match_id} prints the recorded "
             "log)", EXIT_NO) from None
     match_id = getattr(lines[0], "match_id", "")
+    progress.clear()
     typer.echo(match_id)
     # The receipt: keep it to check later that the record was neither cut nor re-chained.
     typer.echo(f"{match_id}: recorded {len(lines)} lines; head hash {head} "
@@ -520,8 +667,8 @@ def _record_one(recorder: MatchRecorder, log: Path, lines: list[LogLine],
 @guarded
 def board(
     target: Annotated[str, typer.Argument(
-        metavar="LOG|MATCH_ID", help="A log file, or the id of a recorded match.",
-        show_default=False)],
+        metavar="LOG|MATCH_ID", help="A log file, the id of a recorded match, or - for "
+        "standard input.", show_default=False)],
     at: Annotated[int | None, typer.Option(
         "--at", metavar="SEQ", help="Show the board after this line [default: the last].",
         show_default=False)] = None,
@@ -530,16 +677,23 @@ def board(
 ) -> None:
     """Show the board (stage, buffer, chance, zones, field) after any line of a match.
 
+    With --format json the board names its log ("log": the path, or <stdin>) or, for a
+    recorded match, its store ("store").
+
     Example: coreflow board demo-1 --at 8
     """
+    from coreflow_judge.cli.render import board_text
+    from coreflow_judge.projections.board import BoardProjector
+
     path = Path(target)
-    if path.is_dir():
+    if not _is_stdin(path) and path.is_dir():
         raise CliError(f"{path}: a directory; give one log file or a match id")
     if not _means_recorded(target, store, "showing"):
-        if not path.exists():  # meant as a file: no store needed
+        if not _is_stdin(path) and not path.exists():  # meant as a file: no store needed
             raise CliError(f"{target}: no such log file (nor a match id: a match id has no "
                            "'/' and no .jsonl)", EXIT_INPUT)
-        projector = _with_path(path, lambda: BoardProjector.from_file(path))
+        projector = _with_path(path, lambda: BoardProjector(_read_items(path)))
+        source = {"log": _shown(path)}
     else:
         try:
             lines = _recorded(target, store)
@@ -548,9 +702,10 @@ def board(
         except CliError as exc:
             raise CliError(str(exc), EXIT_NO) from None
         projector = BoardProjector.from_lines(lines)
+        source = {"store": _store_name(store)}
     data = projector.at(at)
     if fmt is Format.json:
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        typer.echo(json.dumps(data | source, ensure_ascii=False, indent=2))
     else:
         typer.echo(board_text(data))
 
@@ -575,7 +730,9 @@ def matches(
     rows = [r for r in rows if (game is None or r["game"] == game)
             and (player is None or player in r["players"])]
     if fmt is Format.json:
-        typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        where = _store_name(store)
+        typer.echo(json.dumps([r | {"store": where} for r in rows], ensure_ascii=False,
+                              indent=2))
         return
     for r in rows:
         typer.echo(f"{r['match_id']}  {r['rules']} {r['format']}  {' v '.join(r['players'])}  "
@@ -605,12 +762,15 @@ def log(
 @guarded
 def normalize(
     log: Annotated[Path, typer.Argument(
-        metavar="LOG", help="The match log (JSONL).", show_default=False)],
+        metavar="LOG", help="The match log (JSONL), or - for standard input.",
+        show_default=False)],
 ) -> None:
     """Print the complete log: every derived line filled in, renumbered, hash-chained.
 
     Example: coreflow normalize sparse.jsonl > complete.jsonl
     """
+    from coreflow_judge.adjudicator.judge import normalize_lines
+
     lines = _with_path(log, lambda: normalize_lines(_one_match(_valid_lines(log))))
     typer.echo(_jsonl(lines), nl=False)
 
@@ -619,8 +779,8 @@ def normalize(
 @guarded
 def verify(
     target: Annotated[str | None, typer.Argument(
-        metavar="LOG|MATCH_ID", help="A match log (JSONL) or a recorded match id.",
-        show_default=False)] = None,
+        metavar="LOG|MATCH_ID", help="A match log (JSONL), a recorded match id, or - for "
+        "standard input.", show_default=False)] = None,
     store: StoreOption = None,
     every: Annotated[bool, typer.Option(
         "--all", help="Check the stored chain of every recorded match.")] = False,
@@ -633,7 +793,7 @@ def verify(
 
     A log file: its own chain. A recorded match (or --all): the chain the store kept when
     it took each line, so a row changed outside coreflow shows. With --head, the receipt
-    `record` printed: a log cut short, or edited and chained again, ends otherwise.
+    that record printed: a log cut short, or edited and chained again, ends otherwise.
 
     Exit status: 0 intact, 1 broken (or not the receipt's head), 2 unreadable.
 
@@ -651,6 +811,8 @@ def verify(
     if store is None and (path.is_file() or not _is_match_id(target)):
         _verify_file(path, head)
         return
+    from coreflow_judge.events.store import MatchNotFound
+
     with _recorder(store, reading=True) as recorder:
         try:
             chain = recorder.verify_record(target)
@@ -674,20 +836,23 @@ def _check_head(name: str, actual: str | None, wanted: str | None) -> None:
 
 
 def _verify_file(log: Path, head: str | None) -> None:
+    from coreflow_judge.events.reader import verify_chain
+
     lines = _with_path(log, lambda: _valid_lines(log))
     breaks = verify_chain(lines)
+    name = _shown(log)
     if not breaks:
-        typer.echo(f"{log}: hash chain intact ({len(lines)} lines)")
-        _check_head(str(log), lines[-1][1].hash if lines else None, head)
+        typer.echo(f"{name}: hash chain intact ({len(lines)} lines)")
+        _check_head(name, lines[-1][1].hash if lines else None, head)
         raise typer.Exit(EXIT_OK)
     first = breaks[0]
     if all(line.hash is None for _no, line in lines):
-        typer.echo(f"{log}: not hash-chained: no line carries a hash "
+        typer.echo(f"{name}: not hash-chained: no line carries a hash "
                    "(coreflow normalize writes the chained log)")
         raise typer.Exit(EXIT_NO)
     found = "no hash" if first.actual is None else f"hash {first.actual}"
     typer.echo(
-        f"{log}: hash chain broken at line {first.line} (seq {first.seq}): {found}, "
+        f"{name}: hash chain broken at line {first.line} (seq {first.seq}): {found}, "
         f"expected {first.expected}"
     )
     raise typer.Exit(EXIT_NO)
@@ -700,6 +865,8 @@ def schema() -> None:
 
     Example: coreflow schema > log-line.schema.json
     """
+    from coreflow_judge.events.models import json_schema
+
     typer.echo(json.dumps(json_schema(), indent=2, ensure_ascii=False))
 
 
@@ -720,8 +887,11 @@ def simulate(
 ) -> None:
     """Write simulated complete match logs (random legal play, reproducible by seed).
 
+    Several games show a progress line on a terminal.
+
     Example: coreflow simulate --rules 9.0 --format lite --games 10 --seed 1 --out logs/
     """
+    from coreflow_judge.adjudicator.judge import JudgeInputError
     from coreflow_judge.adjudicator.simulate import (  # imported only when simulating
         NoSimulator,
         write_game_logs,
@@ -733,10 +903,12 @@ def simulate(
     game, sep, edition = rules.partition("/")
     written: list[Path]
     try:
-        if sep:
-            written = write_game_logs(game, edition, fmt, games, seed, out)
-        else:
-            written = write_games(rules, fmt, games, seed, out)
+        with progress.progress("simulate", games) as bar:
+            step = bar.update if games > 1 else None
+            if sep:
+                written = write_game_logs(game, edition, fmt, games, seed, out, step)
+            else:
+                written = write_games(rules, fmt, games, seed, out, step)
     except NoSimulator as exc:
         raise CliError(f"--rules {rules!r}: {exc}") from exc
     except JudgeInputError as exc:  # the simulator's own header: name the option

@@ -157,8 +157,9 @@ def test_judge_json_is_the_report_one_line_per_log(tmp_path: Path, clean_log: Pa
     assert r.exit_code == 1  # one of the two has an error finding
     lines = r.stdout.splitlines()
     assert len(lines) == 2
-    assert json.loads(lines[0]) == judge_file(logs / "a-clean.jsonl").as_dict()
-    assert json.loads(lines[1]) == judge_file(logs / "b-disputed.jsonl").as_dict()
+    # Each report is the judge's, and names the log it is about.
+    for line, name in zip(lines, ["a-clean.jsonl", "b-disputed.jsonl"], strict=True):
+        assert json.loads(line) == judge_file(logs / name).as_dict() | {"log": str(logs / name)}
     first = json.loads(lines[1])
     assert list(first)[:5] == ["match_id", "rules", "events", "findings", "result"]
 
@@ -237,8 +238,10 @@ def test_record_refuses_a_malformed_log_and_writes_nothing(tmp_path: Path) -> No
 
 
 def test_store_errors_are_one_line(tmp_path: Path) -> None:
-    r = invoke("record", DISPUTED, "--store", tmp_path / "no" / "such" / "dir" / "x.db")
+    blocker = write(tmp_path / "a-file", "not a directory")
+    r = invoke("record", DISPUTED, "--store", blocker / "sub" / "x.db")
     assert r.exit_code == 2 and r.stderr.startswith("coreflow: cannot open the event store")
+    assert len(r.stderr.splitlines()) == 1 and "cannot create its directory" in r.stderr
     r = invoke("log", "demo-1", "--store", tmp_path / "absent.db")
     assert r.exit_code == 1 and "no event store at" in r.stderr
     assert not (tmp_path / "absent.db").exists()
@@ -369,7 +372,7 @@ def test_the_installed_command_judges_and_records(tmp_path: Path) -> None:
                             capture_output=True, text=True, stdin=subprocess.DEVNULL,
                             timeout=120)
     assert judged.returncode == 1
-    assert json.loads(judged.stdout) == judge_file(DISPUTED).as_dict()
+    assert json.loads(judged.stdout) == judge_file(DISPUTED).as_dict() | {"log": str(DISPUTED)}
     bad = write(tmp_path / "bad.jsonl", '{"seq": 1, "type": "pass", "player": 7}\n')
     failed = subprocess.run([exe, "judge", str(bad)], env=env, capture_output=True,
                             text=True, stdin=subprocess.DEVNULL, timeout=120)
@@ -495,6 +498,7 @@ def test_matches_lists_the_recorded_matches_with_filters(tmp_path: Path) -> None
     assert sample["game"] == "blackpoker" and sample["players"] == ["alice", "bob"]
     assert sample["result"] == "bob wins" and sample["lines"] == 476
     assert rows[1]["result"] is None
+    assert {r["store"] for r in rows} == {store}  # each row names the store it lists
     text = invoke("matches", "--store", store, "--player", "carol")
     assert text.exit_code == 0 and "no recorded match matches the filter" in text.stdout
     only = invoke("matches", "--store", store, "--game", "blackpoker", "--player", "bob")

@@ -3,10 +3,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from coreflow_judge.adjudicator.findings import Severity
-from coreflow_judge.adjudicator.games.blackpoker.rules import EDITIONS, FORMATS, BlackPokerRules
 from coreflow_judge.adjudicator.plugins import GamePlugin, attributes_of_rules
-from coreflow_judge.events.models import LogLine, MatchStarted
+
+if TYPE_CHECKING:
+    from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
+    from coreflow_judge.events.models import LogLine, MatchStarted
+
+# Written out, not read from the rules module or its data: listing the games (the help
+# does) loads no rules. tests/test_games_listed.py checks them against the edition data.
+EDITIONS = ("6.1", "9.0")
+FORMATS = ("lite", "standard", "pro", "master", "extra")
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RANK_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
@@ -84,6 +93,8 @@ def card_text(card: str) -> str:
 
 def rules(header: MatchStarted, edition: str) -> BlackPokerRules:
     """The edition and the header's format (the rules refuse one they do not carry)."""
+    from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
+
     return BlackPokerRules(edition, header.format)
 
 

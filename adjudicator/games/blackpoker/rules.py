@@ -93,11 +93,6 @@ def load_edition(edition: str) -> dict[str, Any]:
     return data
 
 
-FORMATS: tuple[str, ...] = tuple(dict.fromkeys(
-    f for e in EDITIONS for f in load_edition(e)["formats"]))
-"""Every format of every edition (each edition says which of them it has)."""
-
-
 @dataclasses.dataclass(slots=True)
 class GameStartPlan:
     """What the game start does on known decks: what ``game_started`` records."""

@@ -3,14 +3,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from coreflow_judge.adjudicator.findings import Severity
-from coreflow_judge.adjudicator.games.duel_masters.rules import (
-    EDITIONS,
-    load_edition,
-    rules_factory,
-)
 from coreflow_judge.adjudicator.plugins import GamePlugin, attributes_of_rules
-from coreflow_judge.events.models import LogLine
+
+if TYPE_CHECKING:
+    from coreflow_judge.adjudicator.games.duel_masters.rules import DuelMastersRules
+    from coreflow_judge.events.models import LogLine, MatchStarted
+
+# Written out, not read from the rules module or its data: listing the games (the help
+# does) loads no rules. tests/test_games_listed.py checks them against the edition data.
+EDITIONS = ("1.47",)
+FORMATS = ("standard",)
 
 CODES: dict[str, tuple[Severity, str]] = {
     "order.pending-effect-order": ("error", "pending effects resolved out of order"),
@@ -78,6 +83,13 @@ RULE_STATEMENTS: dict[str, str] = {
 seed (duel-masters-ai-spec.md) where it quotes none. Summaries, not quotations."""
 
 
+def rules(header: MatchStarted, edition: str) -> DuelMastersRules:
+    """The edition, the format and the header's cards (the rules module, loaded now)."""
+    from coreflow_judge.adjudicator.games.duel_masters.rules import rules_factory
+
+    return rules_factory(header, edition)
+
+
 def simulate(edition: str, fmt: str, seed: int, match_id: str) -> list[LogLine]:
     """One seeded random legal game, its complete log."""
     from coreflow_judge.adjudicator.games.duel_masters.simulate import simulate_game
@@ -89,8 +101,8 @@ GAME = GamePlugin(
     id="duel_masters",
     name="Duel Masters",
     editions=EDITIONS,
-    formats=tuple(dict.fromkeys(f for e in EDITIONS for f in load_edition(e)["formats"])),
-    rules=rules_factory,
+    formats=FORMATS,
+    rules=rules,
     simulate=simulate,
     codes=CODES,
     rule_statements=RULE_STATEMENTS,

@@ -3,14 +3,19 @@ point ``i_language`` of the group ``coreflow_judge.games``, see docs/games.md)."
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from coreflow_judge.adjudicator.findings import Severity
-from coreflow_judge.adjudicator.games.i_language.rules import (
-    EDITIONS,
-    ILanguageRules,
-    load_edition,
-)
 from coreflow_judge.adjudicator.plugins import GamePlugin, attributes_of_rules
-from coreflow_judge.events.models import LogLine, MatchStarted
+
+if TYPE_CHECKING:
+    from coreflow_judge.adjudicator.games.i_language.rules import ILanguageRules
+    from coreflow_judge.events.models import LogLine, MatchStarted
+
+# Written out, not read from the rules module or its data: listing the games (the help
+# does) loads no rules. tests/test_games_listed.py checks them against the edition data.
+EDITIONS = ("1",)
+FORMATS = ("standard",)
 
 CODES: dict[str, tuple[Severity, str]] = {
     "legality.deck-invalid": ("error", "a deck that breaks the game's deck rules (3 normal "
@@ -51,6 +56,8 @@ not quotations."""
 
 def rules(header: MatchStarted, edition: str) -> ILanguageRules:
     """The edition, the format, the players and the header's card definitions."""
+    from coreflow_judge.adjudicator.games.i_language.rules import ILanguageRules
+
     return ILanguageRules(header, edition)
 
 
@@ -65,7 +72,7 @@ GAME = GamePlugin(
     id="i_language",
     name="i-language card game",
     editions=EDITIONS,
-    formats=tuple(dict.fromkeys(f for e in EDITIONS for f in load_edition(e)["formats"])),
+    formats=FORMATS,
     rules=rules,
     simulate=simulate,
     codes=CODES,
