@@ -3,6 +3,7 @@ point ``i_language`` of the group ``coreflow_judge.games``, see docs/games.md)."
 
 from __future__ import annotations
 
+from coreflow_judge.adjudicator.disclosure import load_disclosure
 from coreflow_judge.adjudicator.findings import Severity
 from coreflow_judge.adjudicator.games.i_language.rules import (
     EDITIONS,
@@ -74,4 +75,5 @@ GAME = GamePlugin(
     rule_book="an i-language rule block",
     header_fields=frozenset({"decks", "cards"}),
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions"),
+    disclosure=load_disclosure("coreflow_judge.adjudicator.games.i_language"),
 )
