@@ -46,6 +46,14 @@ from coreflow_judge.events.store import (
     store_env,
 )
 from coreflow_judge.projections.board import BoardProjector, BoardQueryError
+from coreflow_judge.projections.view import (
+    JUDGE,
+    UnknownViewer,
+    log_jsonl,
+    match_view,
+    viewed_report,
+    viewed_report_dict,
+)
 from typer.core import TyperGroup
 
 
@@ -179,7 +187,8 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
             raise
         except CliError as exc:
             _fail(str(exc), exc.code)
-        except (JudgeInputError, LogReadError, BoardQueryError, UnsupportedRules) as exc:
+        except (JudgeInputError, LogReadError, BoardQueryError, UnsupportedRules,
+                UnknownViewer) as exc:
             _fail(str(exc), EXIT_INPUT)
         except (RecordConflict, MatchNotFound) as exc:
             _fail(str(exc), EXIT_NO)
@@ -370,6 +379,10 @@ StoreOption = Annotated[
     ),
 ]
 FormatOption = Annotated[Format, typer.Option("--format", help="Output format.")]
+ViewOption = Annotated[str, typer.Option(
+    "--view", metavar="judge|PLAYER|spectator",
+    help="Whose view: judge (everything), a player of the match (their own hand, what the "
+         "rules show them) or spectator (public only); hidden cards are replaced.")]
 
 
 def _print_version(value: bool) -> None:
@@ -402,6 +415,7 @@ def judge(
         show_default=False)],
     fmt: FormatOption = Format.text,
     store: StoreOption = None,
+    view: ViewOption = JUDGE,
 ) -> None:
     """Judge match logs against the rules and report every finding.
 
@@ -424,8 +438,16 @@ def judge(
         try:
             if _means_recorded(raw, store, "judging"):
                 report: Report = judge_lines(enumerate(_recorded(str(path), store), start=1))
+                items: Any = enumerate(_recorded(str(path), store), start=1) if view != JUDGE \
+                    else ()
             else:
                 report = judge_lines(read_log(path))
+                items = read_log(path) if view != JUDGE else ()
+            findings = report.findings if view == JUDGE else viewed_report(report, items, view)
+        except UnknownViewer as exc:
+            _say(f"{path}: {exc}")
+            status = max(status, EXIT_INPUT)
+            continue
         except (JudgeInputError, LogReadError) as exc:
             message = str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}"
             _say(message)
@@ -440,11 +462,12 @@ def judge(
             status = max(status, EXIT_INPUT)
             continue
         if fmt is Format.json:
-            typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
+            typer.echo(json.dumps(viewed_report_dict(report, findings, view), ensure_ascii=False))
         else:
             if not first:
                 typer.echo("\n" + "=" * 72 + "\n")
-            typer.echo(report_text(report, str(path)))
+            typer.echo(report_text(report, str(path), findings,
+                                   None if view == JUDGE else view))
         first = False
         if report.errors:
             status = max(status, EXIT_NO)
@@ -527,6 +550,7 @@ def board(
         show_default=False)] = None,
     fmt: FormatOption = Format.text,
     store: StoreOption = None,
+    view: ViewOption = JUDGE,
 ) -> None:
     """Show the board (stage, buffer, chance, zones, field) after any line of a match.
 
@@ -548,7 +572,7 @@ def board(
         except CliError as exc:
             raise CliError(str(exc), EXIT_NO) from None
         projector = BoardProjector.from_lines(lines)
-    data = projector.at(at)
+    data = projector.at(at) if view == JUDGE else match_view(projector, view).board(at)
     if fmt is Format.json:
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
@@ -591,11 +615,18 @@ def log(
     match_id: Annotated[str, typer.Argument(
         metavar="MATCH_ID", help="A recorded match id.", show_default=False)],
     store: StoreOption = None,
+    view: ViewOption = JUDGE,
 ) -> None:
     """Print a recorded match log as JSONL, with its hash chain.
 
+    With --view PLAYER or spectator: the log as that viewer may read it, hidden cards
+    written alice:? and no hash chain (a redacted log is not the record).
+
     Example: coreflow log demo-1 > demo-1.jsonl
     """
+    if view != JUDGE:
+        typer.echo(log_jsonl(match_view(_recorded(match_id, store), view).log()), nl=False)
+        return
     with _recorder(store, reading=True) as recorder:
         text = recorder.export_jsonl(match_id)
     typer.echo(text, nl=False)
