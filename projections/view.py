@@ -205,8 +205,14 @@ class Redactor:
         """A copy of ``value`` with hidden cards replaced: ``owner:?`` for a reference,
         ``?`` for a name in a player's list (under a key that is the player's name)."""
         if isinstance(value, dict):
-            return {k: self.data(v, k if k in self.players else owner)
-                    for k, v in value.items()}
+            out: dict[Any, Any] = {}
+            for k, v in value.items():
+                key = self.data(k, owner) if isinstance(k, str) and k not in self.players \
+                    else k
+                while key in out:  # two hidden cards as keys: ``bob:?``, ``bob:?#2``
+                    key = f"{key.partition('#')[0]}#{len(out) + 1}"
+                out[key] = self.data(v, k if k in self.players else owner)
+            return out
         if isinstance(value, list):
             return [self.data(v, owner) for v in value]
         if not isinstance(value, str):
@@ -273,15 +279,17 @@ def _zone_view(owner: str, zone: str, value: Any, viewer: str, rule: ZoneRule) -
 
 
 def board_view(board: Mapping[str, Any], viewer: str, disclosure: Disclosure,
-               findings_sight: Callable[[int], set[str]] | None = None) -> dict[str, Any]:
+               findings_sight: Callable[[int], set[str]] | None = None,
+               players: Sequence[str] | None = None) -> dict[str, Any]:
     """The board as ``viewer`` may see it (``judge``: the board itself).
 
     ``findings_sight(seq)``: the cards in sight of the viewer after line ``seq``; a
     finding names a card only if it is in sight then and now (without it: now).
+    ``players``: the match's players (default: the board's, none before the game starts).
     """
-    players = tuple(board.get("players") or ())
     if viewer == JUDGE:
         return dict(board)
+    players = tuple(players if players is not None else board.get("players") or ())
     check_viewer(viewer, players)
     if disclosure.everything_public:
         return {**board, "view": viewer}
@@ -335,7 +343,7 @@ class MatchView:
 
     def board(self, seq: int | None = None) -> dict[str, Any]:
         board = self.projector.at(seq)
-        return board_view(board, self.viewer, self.disclosure, self.sight)
+        return board_view(board, self.viewer, self.disclosure, self.sight, self.names.players)
 
     def findings(self, findings: Sequence[Finding], at: int | None = None) -> list[Finding]:
         """``findings`` as the viewer may read them, at line ``at`` (default: the last)."""
