@@ -288,3 +288,13 @@ def test_every_game_names_its_levels_and_source() -> None:
 def test_bad_disclosure_data_is_named(data: dict[str, Any], message: str) -> None:
     with pytest.raises(DisclosureDataError, match=re.escape(message)):
         parse_disclosure(data, "disclosure.yaml")
+
+
+def test_readme_view_example_is_what_the_cli_prints(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    marker = "--at 8 --view alice` for a recorded match):"
+    start = text.index("```text\n", text.index(marker)) + len("```text\n")
+    shown = text[start:text.index("```", start)]
+    log = "fixtures/examples/disputed-counter.jsonl"
+    assert shown == cli("board", log, "--at", "8", "--view", "alice").stdout
