@@ -21,6 +21,7 @@ from importlib.metadata import EntryPoint, entry_points
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from coreflow_judge.adjudicator.disclosure import Disclosure
 from coreflow_judge.adjudicator.findings import CODES
 from coreflow_judge.adjudicator.game import UnsupportedRules
 
@@ -90,6 +91,10 @@ class GamePlugin:
     data, action definitions, policies): board checkpoints share them, never copy them."""
     bare_editions: bool = False
     """Its editions may be named alone (``--rules 9.0``); at most one game says so."""
+    disclosure: Disclosure = field(default_factory=Disclosure)
+    """Who may see each zone of its board, and how its cards are named (its
+    ``data/disclosure.yaml``, :func:`~adjudicator.disclosure.load_disclosure`); a game
+    that gives none has every zone hidden from the players."""
 
     def __post_init__(self) -> None:
         if not _GAME_ID.match(self.id):

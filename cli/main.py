@@ -198,6 +198,7 @@ _KNOWN_ERRORS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
     ("coreflow_judge.events.reader", ("LogReadError",), EXIT_INPUT, ""),
     ("coreflow_judge.projections.board", ("BoardQueryError",), EXIT_INPUT, ""),
     ("coreflow_judge.adjudicator.game", ("UnsupportedRules",), EXIT_INPUT, ""),
+    ("coreflow_judge.projections.view", ("UnknownViewer",), EXIT_INPUT, ""),
     ("coreflow_judge.events.store", ("RecordConflict", "MatchNotFound"), EXIT_NO, ""),
     ("coreflow_judge.events.store", ("LogRejected",), EXIT_INPUT, "; nothing was recorded"),
     ("coreflow_judge.events.store", ("StoreError",), EXIT_INPUT, ""),
@@ -485,6 +486,12 @@ StoreOption = Annotated[
     ),
 ]
 FormatOption = Annotated[Format, typer.Option("--format", help="Output format.")]
+JUDGE_VIEW = "judge"
+"""projections.view.JUDGE: everything (named here so that the help imports no view)."""
+ViewOption = Annotated[str, typer.Option(
+    "--view", metavar="judge|PLAYER|spectator",
+    help="Whose view: judge (everything), a player of the match (their own hand, what the "
+         "rules show them) or spectator (public only); hidden cards are replaced.")]
 
 
 def _print_version(value: bool) -> None:
@@ -517,6 +524,7 @@ def judge(
         show_default=False)],
     fmt: FormatOption = Format.text,
     store: StoreOption = None,
+    view: ViewOption = JUDGE_VIEW,
 ) -> None:
     """Judge match logs against the rules and report every finding.
 
@@ -529,6 +537,13 @@ def judge(
     from coreflow_judge.adjudicator.judge import JudgeInputError, judge_lines
     from coreflow_judge.cli.render import report_text
     from coreflow_judge.events.reader import LogReadError
+
+    if view != JUDGE_VIEW:
+        from coreflow_judge.projections.view import (
+            UnknownViewer,
+            viewed_report,
+            viewed_report_dict,
+        )
 
     status = EXIT_OK
     first = True
@@ -548,10 +563,15 @@ def judge(
             source = {"log": _shown(path)}
             try:
                 if _means_recorded(raw, store, "judging"):
-                    report = judge_lines(enumerate(_recorded(str(path), store), start=1))
+                    recorded = list(enumerate(_recorded(str(path), store), start=1))
+                    report = judge_lines(recorded)
+                    items: list[Any] = recorded
                     source = {"store": _store_name(store)}
                 else:
-                    report = judge_lines(_read_items(path))
+                    items = _read_items(path)
+                    report = judge_lines(items)
+                findings = report.findings if view == JUDGE_VIEW else viewed_report(
+                    report, items, view)
             except (JudgeInputError, LogReadError) as exc:
                 shown = _shown(path)
                 message = str(exc) if str(exc).startswith(shown) else f"{shown}: {exc}"
@@ -563,16 +583,23 @@ def judge(
                 status = max(status, EXIT_INPUT)
                 continue
             except Exception as exc:  # noqa: BLE001 - one bad log must not stop the others
+                if type(exc).__name__ == "UnknownViewer":
+                    _say(f"{_shown(path)}: {exc}")
+                    status = max(status, EXIT_INPUT)
+                    continue
                 _say(f"{_shown(path)}: internal error ({type(exc).__name__}): {exc}")
                 status = max(status, EXIT_INPUT)
                 continue
             progress.clear()
             if fmt is Format.json:
-                typer.echo(json.dumps(report.as_dict() | source, ensure_ascii=False))
+                data = report.as_dict() if view == JUDGE_VIEW else viewed_report_dict(
+                    report, findings, view)
+                typer.echo(json.dumps(data | source, ensure_ascii=False))
             else:
                 if not first:
                     typer.echo("\n" + "=" * 72 + "\n")
-                typer.echo(report_text(report, _shown(path)))
+                typer.echo(report_text(report, _shown(path), findings,
+                                       None if view == JUDGE_VIEW else view))
             first = False
             if report.errors:
                 status = max(status, EXIT_NO)
@@ -674,6 +701,7 @@ def board(
         show_default=False)] = None,
     fmt: FormatOption = Format.text,
     store: StoreOption = None,
+    view: ViewOption = JUDGE_VIEW,
 ) -> None:
     """Show the board (stage, buffer, chance, zones, field) after any line of a match.
 
@@ -703,7 +731,12 @@ def board(
             raise CliError(str(exc), EXIT_NO) from None
         projector = BoardProjector.from_lines(lines)
         source = {"store": _store_name(store)}
-    data = projector.at(at)
+    if view == JUDGE_VIEW:
+        data = projector.at(at)
+    else:
+        from coreflow_judge.projections.view import match_view
+
+        data = match_view(projector, view).board(at)
     if fmt is Format.json:
         typer.echo(json.dumps(data | source, ensure_ascii=False, indent=2))
     else:
@@ -748,11 +781,20 @@ def log(
     match_id: Annotated[str, typer.Argument(
         metavar="MATCH_ID", help="A recorded match id.", show_default=False)],
     store: StoreOption = None,
+    view: ViewOption = JUDGE_VIEW,
 ) -> None:
     """Print a recorded match log as JSONL, with its hash chain.
 
+    With --view PLAYER or spectator: the log as that viewer may read it, hidden cards
+    written alice:? and no hash chain (a redacted log is not the record).
+
     Example: coreflow log demo-1 > demo-1.jsonl
     """
+    if view != JUDGE_VIEW:
+        from coreflow_judge.projections.view import log_jsonl, match_view
+
+        typer.echo(log_jsonl(match_view(_recorded(match_id, store), view).log()), nl=False)
+        return
     with _recorder(store, reading=True) as recorder:
         text = recorder.export_jsonl(match_id)
     typer.echo(text, nl=False)

@@ -6,9 +6,10 @@ Rendering only: every value comes from the report or the board the library built
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.judge import Report
 from coreflow_judge.adjudicator.plugins import (
     GamePlugin,
@@ -17,6 +18,7 @@ from coreflow_judge.adjudicator.plugins import (
     is_registered,
 )
 from coreflow_judge.cli.rule_text import rule_statement
+from coreflow_judge.projections.view import CardNames, disclosure_of
 
 CardText = Callable[[str], str]
 
@@ -31,12 +33,62 @@ def cards_text(cards: list[str], card_text: CardText = card_as_written) -> str:
     return " ".join(card_text(c) for c in cards) if cards else "-"
 
 
-def _value(v: Any) -> str:
+def card_words(text: str, names: CardNames, card_text: CardText) -> str:
+    """``text`` with every card it names in the board's notation (``alice:C9`` ->
+    ``alice:♣9``, ``S8`` -> ``♠8`` in BlackPoker): the one place a report names cards."""
+    return names.sub(text, lambda owner, card: card_text(
+        f"{owner}:{card}" if owner is not None else card))
+
+
+_NAMED = ("card", "character", "request", "player", "ref")
+"""Fields of an effect said by their value alone (``negate r2``, ``destroy alice:♣9``)."""
+
+
+def _words_of(v: Any, cards: Callable[[str], str]) -> str:
+    """A value of a finding's expected or recorded, in words: a card, a list, a result,
+    an effect (``move bob:♣9 from trump to graveyard``) or a record of numbers; compact
+    JSON for any other shape."""
     if v is None:
         return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     if isinstance(v, str):
-        return v
-    return json.dumps(v, ensure_ascii=False)
+        return cards(v)
+    if isinstance(v, int | float):
+        return str(v)
+    if isinstance(v, list):
+        if not v:
+            return "none"
+        if all(isinstance(x, dict) and "op" in x for x in v):
+            return "; ".join(_words_of(x, cards) for x in v)
+        if all(isinstance(x, str | int | float) and not isinstance(x, bool) for x in v):
+            return ", ".join(_words_of(x, cards) for x in v)
+    if isinstance(v, dict):
+        if "result" in v and set(v) <= {"result", "winner", "reason"}:
+            return result_text(v)
+        if "op" in v:
+            bits = [str(v["op"])]
+            for k, x in v.items():
+                if k == "op":
+                    continue
+                said = (" ".join(_words_of(c, cards) for c in x)
+                        if isinstance(x, list) and all(isinstance(c, str) for c in x)
+                        else _words_of(x, cards) if _scalar(x) else None)
+                if said is None:
+                    return _json_words(v, cards)
+                bits.append(said if k in _NAMED else f"{_words(k)} {said}")
+            return " ".join(bits)
+        if all(_scalar(x) or (isinstance(x, list) and all(_scalar(c) for c in x))
+               for x in v.values()):
+            sep = "; " if any(isinstance(x, list) for x in v.values()) else ", "
+            return sep.join(f"{k}: {_words_of(x, cards)}" if isinstance(x, list)
+                             else f"{_words(str(k))} {_words_of(x, cards)}"
+                             for k, x in v.items())
+    return _json_words(v, cards)
+
+
+def _json_words(v: Any, cards: Callable[[str], str]) -> str:
+    return cards(json.dumps(v, ensure_ascii=False))
 
 
 def result_text(result: dict[str, Any] | None,
@@ -49,21 +101,37 @@ def result_text(result: dict[str, Any] | None,
     return f"draw ({result.get('reason')})"
 
 
-def report_text(report: Report, source: str) -> str:
-    """A judge's report: a header, one block per finding, then the result."""
+def report_text(report: Report, source: str, findings: Sequence[Finding] | None = None,
+                view: str | None = None) -> str:
+    """A judge's report: a header, one block per finding, then the result.
+
+    Cards are named as the board names them; a finding's ``expected`` and ``actual`` (the
+    value the log recorded) are said in words. ``findings``: the report's findings as one
+    viewer may read them (:meth:`projections.view.MatchView.findings`), named in the
+    header by ``view``."""
     errors = sum(1 for f in report.findings if f.severity == "error")
     warnings = sum(1 for f in report.findings if f.severity == "warning")
     game = report.rules.partition("/")[0]
+    plugin = _game_of(report.rules)
+    card_text = plugin.card_text if plugin is not None else card_as_written
+    players = tuple(report.flow.header.players) if report.flow is not None else ()
+    names = CardNames(players, disclosure_of(report.rules))
+
+    def cards(text: str) -> str:
+        return card_words(text, names, card_text)
+
     out = [f"match {report.match_id}  ({report.rules}, {report.events} lines)  {source}"]
+    if view is not None:
+        out.append(f"  view: {view}")
     out += [f"  note: {n}" for n in report.notes]
-    for f in report.findings:
+    for f in findings if findings is not None else report.findings:
         out.append("")
         out.append(f"seq {f.seq}  {f.code}  [{f.severity}]")
         out.append(f"  rule      {f.rule}: {rule_statement(f.rule, game)}")
-        out.append(f"  finding   {f.message}")
+        out.append(f"  finding   {cards(f.message)}")
         if f.expected is not None or f.actual is not None:
-            out.append(f"  expected  {_value(f.expected)}")
-            out.append(f"  actual    {_value(f.actual)}")
+            out.append(f"  expected  {_words_of(f.expected, cards)}")
+            out.append(f"  recorded  {_words_of(f.actual, cards)}")
     out.append("")
     if not report.findings:
         out.append("no findings: the log follows the rules")
@@ -98,7 +166,7 @@ _ZONES_SHOWN = frozenset({"deck_count", "deck_known", "life_count", "hand_count"
 #: Board keys every game has; any other top-level key is a game's own (a step, a limit).
 _BOARD_KEYS = frozenset({"match_id", "rules", "seq", "turn", "turn_player", "chance", "passed",
                          "stage", "buffer", "awaiting_resolution", "once_used", "players",
-                         "result", "findings"})
+                         "result", "findings", "view"})
 
 
 def _words(key: str) -> str:
@@ -190,6 +258,8 @@ def board_text(board: dict[str, Any]) -> str:
     else:
         out.append(f"turn {board['turn']} · turn player {board['turn_player']} · "
                    f"chance {board['chance']} · passed: {', '.join(board['passed']) or '-'}")
+    if board.get("view"):
+        out.append(f"seen by {board['view']}: hidden cards show as ? or face down")
     own = [f"{_words(k)} {v}" for k, v in board.items()
            if k not in _BOARD_KEYS and _scalar(v)]
     if own:

@@ -125,7 +125,7 @@ def test_judge_of_a_log_with_an_error_exits_1_and_reads_like_a_ruling() -> None:
     statement = game_plugin("blackpoker").rule_statements["bp4.3.3"]
     assert f"rule      bp4.3.3: {statement}" in block
     assert "finding   The recorded effects of Counter differ" in block
-    assert 'actual    [{"op": "negate", "request": "r2"}]' in block
+    assert "expected  no such effect\n  recorded  negate r2\n" in block
     assert text.rstrip().endswith("1 error, 2 warnings")
     assert "result: undecided" in text
 

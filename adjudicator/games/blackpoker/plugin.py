@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from coreflow_judge.adjudicator.disclosure import load_disclosure
 from coreflow_judge.adjudicator.findings import Severity
 from coreflow_judge.adjudicator.plugins import GamePlugin, attributes_of_rules
 
@@ -121,4 +122,5 @@ GAME = GamePlugin(
                                        "ng_ranks", "format"),
     bare_editions=True,
     codes=CODES,
+    disclosure=load_disclosure("coreflow_judge.adjudicator.games.blackpoker"),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from coreflow_judge.adjudicator.disclosure import load_disclosure
 from coreflow_judge.adjudicator.findings import Severity
 from coreflow_judge.adjudicator.plugins import GamePlugin, attributes_of_rules
 
@@ -111,4 +112,5 @@ GAME = GamePlugin(
     header_fields=frozenset({"decks", "deck_sizes", "cards", "hyperspatial", "super_gr"}),
     size_word="power",
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions"),
+    disclosure=load_disclosure("coreflow_judge.adjudicator.games.duel_masters"),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from coreflow_judge.adjudicator.disclosure import load_disclosure
 from coreflow_judge.adjudicator.findings import Severity
 from coreflow_judge.adjudicator.plugins import GamePlugin, attributes_of_rules
 
@@ -81,4 +82,5 @@ GAME = GamePlugin(
     rule_book="an i-language rule block",
     header_fields=frozenset({"decks", "cards"}),
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions"),
+    disclosure=load_disclosure("coreflow_judge.adjudicator.games.i_language"),
 )
