@@ -24,8 +24,6 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any, Literal
 
-import yaml
-
 Level = Literal["public", "owner", "hidden"]
 LEVELS: tuple[Level, ...] = ("public", "owner", "hidden")
 
@@ -129,5 +127,7 @@ def parse_disclosure(data: Mapping[str, Any], name: str) -> Disclosure:
 
 def load_disclosure(package: str) -> Disclosure:
     """``<package>/data/disclosure.yaml``, shipped inside the package."""
+    import yaml  # read when a view is asked for, not when the games are listed
+
     text = resources.files(package).joinpath("data", "disclosure.yaml").read_text("utf-8")
     return parse_disclosure(yaml.safe_load(text) or {}, f"{package}/data/disclosure.yaml")

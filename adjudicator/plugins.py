@@ -91,10 +91,11 @@ class GamePlugin:
     data, action definitions, policies): board checkpoints share them, never copy them."""
     bare_editions: bool = False
     """Its editions may be named alone (``--rules 9.0``); at most one game says so."""
-    disclosure: Disclosure = field(default_factory=Disclosure)
-    """Who may see each zone of its board, and how its cards are named (its
+    disclosure_from: Callable[[], Disclosure] = Disclosure
+    """Reads who may see each zone of its board, and how its cards are named (its
     ``data/disclosure.yaml``, :func:`~adjudicator.disclosure.load_disclosure`); a game
-    that gives none has every zone hidden from the players."""
+    that gives none has every zone hidden from the players. Read on first use of
+    :attr:`disclosure` (listing the games reads no data)."""
 
     def __post_init__(self) -> None:
         if not _GAME_ID.match(self.id):
@@ -116,6 +117,14 @@ class GamePlugin:
         object.__setattr__(self, "rule_statements",
                            MappingProxyType(dict(self.rule_statements)))
 
+    @property
+    def disclosure(self) -> Disclosure:
+        """Who may see each zone of the game's board (read once, then kept)."""
+        found = _disclosures.get(self.id)
+        if found is None:
+            found = _disclosures[self.id] = self.disclosure_from()
+        return found
+
     def check_header(self, header: MatchStarted) -> None:
         """The header carries no game field this game does not read."""
         for name in GAME_HEADER_FIELDS:
@@ -135,6 +144,8 @@ class GameNotRegistered(UnsupportedRules):
                          field="game")
 
 
+_disclosures: dict[str, Disclosure] = {}
+"""Each game's disclosure levels, by game id, once read."""
 _entry_points: dict[str, list[EntryPoint]] | None = None
 _loaded: dict[str, GamePlugin] = {}
 
@@ -154,6 +165,7 @@ def clear_cache() -> None:
     global _entry_points
     _entry_points = None
     _loaded.clear()
+    _disclosures.clear()
 
 
 def game_ids() -> tuple[str, ...]:

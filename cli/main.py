@@ -540,7 +540,6 @@ def judge(
 
     if view != JUDGE_VIEW:
         from coreflow_judge.projections.view import (
-            UnknownViewer,
             viewed_report,
             viewed_report_dict,
         )

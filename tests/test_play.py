@@ -30,7 +30,8 @@ from coreflow_judge.adjudicator.notation import (
     to_notation,
 )
 from coreflow_judge.adjudicator.plugins import game_plugin
-from coreflow_judge.cli.play import Output, Session, Speaker
+from coreflow_judge.cli.play import Output
+from coreflow_judge.cli.session import Session, Speaker
 from coreflow_judge.events.models import LogLine, MatchStarted, Pass, TakenBack
 from coreflow_judge.events.reader import read_log
 from coreflow_judge.events.store import open_recorder

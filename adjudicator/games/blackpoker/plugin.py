@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from coreflow_judge.adjudicator.disclosure import load_disclosure
@@ -122,5 +123,6 @@ GAME = GamePlugin(
                                        "ng_ranks", "format"),
     bare_editions=True,
     codes=CODES,
-    disclosure=load_disclosure("coreflow_judge.adjudicator.games.blackpoker"),
+    disclosure_from=functools.partial(load_disclosure,
+                                      "coreflow_judge.adjudicator.games.blackpoker"),
 )

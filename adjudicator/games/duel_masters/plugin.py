@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from coreflow_judge.adjudicator.disclosure import load_disclosure
@@ -112,5 +113,6 @@ GAME = GamePlugin(
     header_fields=frozenset({"decks", "deck_sizes", "cards", "hyperspatial", "super_gr"}),
     size_word="power",
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions"),
-    disclosure=load_disclosure("coreflow_judge.adjudicator.games.duel_masters"),
+    disclosure_from=functools.partial(load_disclosure,
+                                      "coreflow_judge.adjudicator.games.duel_masters"),
 )

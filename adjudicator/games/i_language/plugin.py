@@ -3,6 +3,7 @@ point ``i_language`` of the group ``coreflow_judge.games``, see docs/games.md)."
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from coreflow_judge.adjudicator.disclosure import load_disclosure
@@ -82,5 +83,6 @@ GAME = GamePlugin(
     rule_book="an i-language rule block",
     header_fields=frozenset({"decks", "cards"}),
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions"),
-    disclosure=load_disclosure("coreflow_judge.adjudicator.games.i_language"),
+    disclosure_from=functools.partial(load_disclosure,
+                                      "coreflow_judge.adjudicator.games.i_language"),
 )
