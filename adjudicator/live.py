@@ -153,19 +153,19 @@ class LiveTable:
         self.flow = self._replay()
         return new
 
-    def take_back(self, reason: str | None = None) -> TakenBack | None:
-        """Take back the last entry (and what the rules derived after it): a correction
-        appended to the record. None when nothing entered is left to take back."""
-        if not self.entries:
+    def take_back(self, reason: str | None = None, entries: int = 1) -> TakenBack | None:
+        """Take back the last ``entries`` entries (and what the rules derived after them)
+        in one correction appended to the record. None when fewer entries stand."""
+        if entries < 1 or len(self.entries) < entries:
             return None
-        first = self.entries[-1]
+        first = self.entries[-entries]
         skipped = taken_back(self.stored)
         standing = sum(1 for i in range(first, len(self.stored))
                        if i not in skipped and not isinstance(self.stored[i], TakenBack))
         line = TakenBack(seq=self.next_seq(), lines=standing, reason=reason)
         self._store([line])
         self.stored.append(line)
-        self.entries.pop()
+        del self.entries[-entries:]
         self.flow = self._replay()
         return line
 

@@ -38,7 +38,7 @@ notation (docs/play.md has every game's examples):
   {"type": ...}                      any log line as JSON
 commands:
   legal      what may be done now         actions    every action of the format
-  board      the table now                undo [WHY] take back the last entry
+  board      the table now                undo [N] [WHY]  take back the last N entries
   help       this text                    quit       store what follows and stop"""
 
 
@@ -102,7 +102,7 @@ def _line_text(line: LogLine) -> str:
         return "game ended: " + (f"{d['winner']} wins" if d.get("winner") else "draw") + (
             f" ({d['reason']})" if d.get("reason") else "")
     if kind == "taken_back":
-        return f"taken back: {d['lines']} line(s)"
+        return f"taken back: {d['lines']} line{'s' if d['lines'] != 1 else ''}"
     if kind == "game_started":
         return f"the game starts, {d['first_player']} first"
     if kind == "roll":
@@ -292,9 +292,14 @@ class Session:
         return True
 
     def cmd_undo(self, no: int, rest: str) -> bool:
+        """``undo [N] [WHY]``: take back the last N entries (1 by default)."""
         assert self.table is not None
+        count, _, why = rest.partition(" ")
+        entries = 1
+        if count.isdigit():
+            entries, rest = int(count), why
         try:
-            line = self.table.take_back(rest or None)
+            line = self.table.take_back(rest.strip() or None, entries)
         except RecordConflict:
             self._reopen()
             self.trouble = True
@@ -303,7 +308,8 @@ class Session:
             return True
         if line is None:
             self.trouble = True
-            self.speaker.say("refused", "nothing entered is left to take back", no)
+            self.speaker.say("refused", f"fewer than {entries} entries are left to take back",
+                             no)
             return True
         self.speaker.say("ok", f"ok {line.seq}: {_line_text(line)} (the table goes on from "
                          "before them)", no, seq=line.seq)

@@ -182,7 +182,7 @@ def test_undo_appends_a_correction_the_judge_and_the_board_skip(tmp_path: Path) 
                                  "undo wrong card\n")
     done = coreflow("play", "--store", store, "--match-id", "t3", "--rules", "9.0",
                     "--player", "alice", "--player", "bob", "--keep-mistakes", stdin=session)
-    assert "taken back: 1 line(s)" in done.stdout
+    assert "taken back: 1 line (the table goes on" in done.stdout
     with open_recorder(str(store), read_only=True) as recorder:
         lines = recorder.lines("t3")
     corrections = [ln for ln in lines if isinstance(ln, TakenBack)]
@@ -457,3 +457,41 @@ def test_a_correction_is_audited_as_an_event_and_its_lines_are_not_judged(
     assert done.returncode == 0, done.stderr
     assert [(r["type"], r["code"]) for r in map(json.loads, done.stdout.splitlines())] == [
         ("taken_back", "log.taken-back")]
+
+
+# ---------------------------------------------------------------- the documented sessions
+
+DOC_HEADERS = {
+    "BlackPoker": DISPUTED,
+    "Duel Masters": ROOT / "fixtures" / "rulings" / "duel_masters"
+    / "aura-on-opponents-creature.jsonl",
+    "The i-language game": ROOT / "fixtures" / "rulings" / "i_language"
+    / "ability-timing-not-main.jsonl",
+}
+
+
+def test_every_session_in_docs_play_md_is_taken_line_by_line(tmp_path: Path) -> None:
+    """The notation examples of docs/play.md, each game's block typed after a header of
+    that game: every line is accepted (the text after two blanks is the doc's comment)."""
+    text = (ROOT / "docs" / "play.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"### (.*?)\n.*?```text\n(.*?)```", text, re.S)
+    assert [name for name, _ in blocks] == list(DOC_HEADERS)
+    for name, body in blocks:
+        header = json.loads(DOC_HEADERS[name].read_text(encoding="utf-8").splitlines()[0])
+        header["match_id"] = "doc-" + re.sub(r"\W", "", name).lower()
+        typed = [re.split(r"\s{2,}", ln)[0] for ln in body.splitlines() if ln.strip()]
+        done = coreflow("play", "--store", tmp_path / "doc.db",
+                        stdin=json.dumps(header) + "\n" + "\n".join(typed) + "\n")
+        answers = done.stdout.splitlines()
+        assert done.returncode == 0, (name, done.stdout)
+        assert len(answers) == len(typed) + 1 and all(a.startswith("ok ") for a in answers)
+
+
+def test_the_readme_session_answers_as_the_readme_shows(tmp_path: Path) -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    part = text[text.index("## Record at the table"):]
+    typed, shown = re.findall(r"```text\n(.*?)```", part, re.S)[:2]
+    done = coreflow("play", "--store", tmp_path / "readme.db", "--match-id", "table-7",
+                    "--rules", "9.0", "--player", "alice", "--player", "bob", stdin=typed)
+    assert done.stdout == shown
+    assert done.returncode == 1  # bob's pass was refused
