@@ -184,6 +184,14 @@ def judge_file(path: Path) -> Report:
 
 def normalize_lines(items: Iterable[tuple[int, LogLine | LineError]]) -> list[LogLine]:
     """The complete log: every derived line filled in, renumbered."""
+    return complete_with_table_seqs(items)[0]
+
+
+def complete_with_table_seqs(items: Iterable[tuple[int, LogLine | LineError]]
+                             ) -> tuple[list[LogLine], list[int | None]]:
+    """The complete log, and each of its lines' number in the log as written (None for a
+    line the rules derived): what the recorder keeps, so that findings about a recorded
+    match name the table's own lines."""
     report = judge_lines(items)
     assert report.flow is not None
-    return report.flow.complete_log()
+    return report.flow.complete_log(), report.flow.ledger.table_seqs()

@@ -136,6 +136,12 @@ class Ledger:
                 item.pos -= 1
         self.complete.append(line)
 
+    def table_seqs(self) -> list[int | None]:
+        """For each line of :meth:`complete_log`, its number in the log the table wrote
+        (None for a line the rules derived)."""
+        return [None if isinstance(item, Derived) else item.seq for item in self.complete
+                if not (isinstance(item, Derived) and item.omitted)]
+
     def complete_log(self) -> list[LogLine]:
         """Every line, derived ones filled in, renumbered 1..N."""
         out: list[LogLine] = []

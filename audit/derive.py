@@ -63,6 +63,8 @@ class StoredLine:
     line: LogLine
     data: dict[str, Any]
     recorded_at: str | None
+    table_seq: int | None = None
+    """The line's number in the log the table wrote (None: derived, or not kept)."""
 
 
 def timestamp(value: Any) -> str | None:
@@ -221,7 +223,8 @@ class _Deriver:
     def _event(self, stored: StoredLine, turn: int | None, at: str | None = None) -> Row:
         line = stored.line
         return dict(
-            match_id=self.mid, seq=line.seq, type=line.type, player=_player_of(line),
+            match_id=self.mid, seq=line.seq, table_seq=stored.table_seq, type=line.type,
+            player=_player_of(line),
             played_at=at if at is not None else timestamp(stored.data.get("at")), turn=turn,
             recorded_at=stored.recorded_at, line=stored.data,
         )
@@ -367,9 +370,11 @@ class _Deriver:
     def _findings(self, flow: CoreFlow) -> None:
         h = self.header
         edition = h.rules.partition("/")[2]
+        table = {s.line.seq: s.table_seq for s in self.lines}
         for i, f in enumerate(flow.findings, start=1):
             self.rows["findings"].append(dict(
-                match_id=self.mid, ord=i, seq=f.seq, code=f.code, severity=f.severity,
+                match_id=self.mid, ord=i, seq=f.seq, table_seq=table.get(f.seq),
+                code=f.code, severity=f.severity,
                 rule=f.rule, message=f.message, expected=_plain(f.expected),
                 actual=_plain(f.actual), game=h.game, rules=h.rules, edition=edition,
             ))

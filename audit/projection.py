@@ -301,7 +301,7 @@ class AuditDB:
         state = mapper.transcoder.decode(data)
         line_data = state["line"]
         return StoredLine(LINE_ADAPTER.validate_python(line_data), line_data,
-                          timestamp(state.get("timestamp")))
+                          timestamp(state.get("timestamp")), state.get("table_seq"))
 
     # ------------------------------------------------------------------ reading
     def connect_read_only(self) -> duckdb.DuckDBPyConnection:

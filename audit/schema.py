@@ -8,7 +8,7 @@ docs/audit.md documents every column (a test checks that the two agree).
 from __future__ import annotations
 
 #: Bump when a table or column changes: an audit file of another version is rebuilt.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: Column names avoid SQL keywords: the log's ``at`` is ``played_at`` (``at`` is reserved
 #: in DuckDB), the event's ``table`` is ``table_no``.
@@ -51,6 +51,9 @@ TABLES: dict[str, list[Column]] = {
     "events": [
         ("match_id", "VARCHAR", "the match"),
         ("seq", "BIGINT", "the line's seq"),
+        ("table_seq", "BIGINT", "the line's number in the log the table wrote, as judge "
+         "and board name it; NULL for a line the rules derived when it was recorded "
+         "(records made by play, or before coreflow kept it, have none)"),
         ("type", "VARCHAR", "the line type (request, pass, resolve, ...)"),
         ("player", "VARCHAR", "the player the line names: request/pass/roll/turn_started "
          "player, chance_moved to, trigger controller, game_started first_player, "
@@ -156,6 +159,8 @@ TABLES: dict[str, list[Column]] = {
         ("match_id", "VARCHAR", "the match"),
         ("ord", "BIGINT", "1, 2, ...: the finding's place in the judge's report"),
         ("seq", "BIGINT", "the line it is about"),
+        ("table_seq", "BIGINT", "that line's number in the log the table wrote (events."
+         "table_seq); NULL when the line was derived or the record kept no numbers"),
         ("code", "VARCHAR", "the finding code, e.g. timing.no-chance"),
         ("severity", "VARCHAR", "error, warning or info"),
         ("rule", "VARCHAR", "the clause it rests on, e.g. core[12]"),

@@ -339,14 +339,16 @@ def _also_recorded(name: str, store: str | None) -> str | None:
 MATCH_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
 
-def _recorded(match_id: str, store: str | None) -> list[LogLine]:
-    """The stored lines of a recorded match (the store is only read, never created)."""
+def _recorded(match_id: str, store: str | None, as_written: bool = False) -> list[LogLine]:
+    """The stored lines of a recorded match (the store is only read, never created);
+    ``as_written``: the lines the table wrote, numbered as it numbered them (what judge and
+    board rule on, so that their line numbers are the table's own)."""
     from coreflow_judge.events.store import MatchNotFound
 
     with _recorder(store, reading=True) as recorder:
         try:
             chain = recorder.verify_record(match_id)
-            lines = recorder.lines(match_id)
+            lines = recorder.table_lines(match_id) if as_written else recorder.lines(match_id)
         except MatchNotFound:
             raise CliError(f"{match_id!r} is neither a log file nor a recorded match",
                            EXIT_INPUT) from None
@@ -562,7 +564,8 @@ def judge(
             source = {"log": _shown(path)}
             try:
                 if _means_recorded(raw, store, "judging"):
-                    recorded = list(enumerate(_recorded(str(path), store), start=1))
+                    recorded = list(enumerate(_recorded(str(path), store, as_written=True),
+                                              start=1))
                     report = judge_lines(recorded)
                     items: list[Any] = recorded
                     source = {"store": _store_name(store)}
@@ -640,10 +643,10 @@ def record(
                 bar.update(done)
             try:
                 # Read first: a log that cannot be recorded never creates the store.
-                lines = _read_complete(log)
+                lines, table_seqs = _read_complete(log)
                 if recorder is None:
                     recorder = stack.enter_context(_recorder(store))
-                _record_one(recorder, log, lines, store)
+                _record_one(recorder, log, lines, store, table_seqs)
             except (CliError, JudgeInputError, LogReadError, UnsupportedRules,
                     LogRejected) as exc:
                 if len(files) == 1:
@@ -658,20 +661,21 @@ def record(
         raise typer.Exit(worst)
 
 
-def _read_complete(log: Path) -> list[LogLine]:
-    """A log file read and completed (derived lines filled in), ready to record."""
-    from coreflow_judge.adjudicator.judge import normalize_lines
+def _read_complete(log: Path) -> tuple[list[LogLine], list[int | None]]:
+    """A log file read and completed (derived lines filled in), ready to record, with each
+    line's number in the file (None for a derived line)."""
+    from coreflow_judge.adjudicator.judge import complete_with_table_seqs
 
-    return _with_path(log, lambda: normalize_lines(_one_match(_valid_lines(log))))
+    return _with_path(log, lambda: complete_with_table_seqs(_one_match(_valid_lines(log))))
 
 
 def _record_one(recorder: MatchRecorder, log: Path, lines: list[LogLine],
-                store: str | None) -> None:
+                store: str | None, table_seqs: list[int | None] | None = None) -> None:
     """Record one read log with an open recorder; print its match id and receipt."""
     from coreflow_judge.events.store import MatchAlreadyRecorded
 
     try:
-        recorder.record(lines)
+        recorder.record(lines, table_seqs)
         head = recorder.verify_record(getattr(lines[0], "match_id", "")).head
     except MatchAlreadyRecorded as exc:
         differs = _first_difference(recorder.lines(exc.match_id), lines)
@@ -723,7 +727,7 @@ def board(
         source = {"log": _shown(path)}
     else:
         try:
-            lines = _recorded(target, store)
+            lines = _recorded(target, store, as_written=True)
         except RecordRefused:
             raise
         except CliError as exc:

@@ -165,6 +165,10 @@ class RecordedLine(BaseModel):
     originator_version: int = Field(ge=1)
     timestamp: datetime
     line: LogLine
+    table_seq: int | None = Field(default=None, ge=1)
+    """The line's number in the log the table wrote, when it was recorded from one; None
+    for a line the rules derived (and for every line of a record made before coreflow
+    kept the table's numbers, or by ``play``, whose numbers are the record's own)."""
 
 
 # One class per line type, so a stored event's topic names its line type.
@@ -293,6 +297,8 @@ class MatchRecord:
         self.match_id = match_id
         self.version = 0
         self.lines: list[LogLine] = []
+        self.table_seqs: list[int | None] = []
+        """Each line's number in the log the table wrote (None: derived, or not kept)."""
         self._pending: list[RecordedLine] = []
 
     @property
@@ -301,14 +307,15 @@ class MatchRecord:
         return self._id
 
     @classmethod
-    def start(cls, line: MatchStarted, timestamp: datetime | None = None) -> MatchRecord:
+    def start(cls, line: MatchStarted, timestamp: datetime | None = None,
+              table_seq: int | None = None) -> MatchRecord:
         """A new record whose pending first line is ``line`` (which must be ``seq`` 1)."""
         if not isinstance(line, MatchStarted):
             raise LogRejected(
                 f"a match log starts with a match_started line, not {_describe(line)}"
             )
         record = cls(match_record_id(line.match_id), line.match_id)
-        record.extend([line], timestamp)
+        record.extend([line], timestamp, [table_seq])
         return record
 
     @property
@@ -325,7 +332,8 @@ class MatchRecord:
             previous = chain_hash(previous, line)
         return previous
 
-    def extend(self, lines: Iterable[LogLine], timestamp: datetime | None = None) -> None:
+    def extend(self, lines: Iterable[LogLine], timestamp: datetime | None = None,
+               table_seqs: Sequence[int | None] | None = None) -> None:
         """Add pending lines; all are checked before any is taken (all or nothing).
 
         Each line is stored with its chain hash (the log format's chain: sha256 of the
@@ -336,7 +344,12 @@ class MatchRecord:
         new: list[RecordedLine] = []
         expected = self.version + 1
         previous = self.head_hash
-        for line in lines:
+        lines = list(lines)
+        numbers = list(table_seqs) if table_seqs is not None else [None] * len(lines)
+        if len(numbers) != len(lines):
+            raise AppendRejected(f"match {self.match_id!r}: {len(numbers)} table numbers "
+                                 f"for {len(lines)} lines")
+        for line, table_seq in zip(lines, numbers, strict=True):
             event_class = _RECORDED_BY_MODEL.get(type(line))
             if event_class is None:
                 raise AppendRejected(
@@ -359,16 +372,19 @@ class MatchRecord:
                     originator_version=expected,
                     timestamp=when,
                     line=line.model_copy(update={"hash": previous}),
+                    table_seq=table_seq,
                 )
             )
             expected += 1
         self.lines.extend(event.line for event in new)
+        self.table_seqs.extend(event.table_seq for event in new)
         self.version = expected - 1
         self._pending.extend(new)
 
     def apply(self, event: RecordedLine) -> None:
         """Evolve the record by one recorded line (replay and new lines alike)."""
         self.lines.append(event.line)
+        self.table_seqs.append(event.table_seq)
         self.version = event.originator_version
 
     def collect_events(self) -> list[RecordedLine]:
@@ -522,8 +538,12 @@ class MatchRecorder(Application[UUID]):
     notification_page_size: int = 500
     """How many notifications :meth:`match_ids` reads per query."""
 
-    def record(self, lines: Sequence[LogLine]) -> UUID:
+    def record(self, lines: Sequence[LogLine],
+               table_seqs: Sequence[int | None] | None = None) -> UUID:
         """Record a complete match log (first line ``match_started``) in one save.
+
+        ``table_seqs``: each line's number in the log the table wrote (None for a line the
+        rules derived), kept so that a finding about the record names the table's line.
 
         All or nothing: a rejected or conflicting log leaves the store as it was.
         Returns the record's id. Raises :class:`MatchAlreadyRecorded` if the match
@@ -539,8 +559,9 @@ class MatchRecorder(Application[UUID]):
         if self._exists(match_record_id(first.match_id)):
             raise MatchAlreadyRecorded(first.match_id)
         when = datetime.now(UTC)
-        record = MatchRecord.start(first, when)
-        record.extend(lines[1:], when)
+        numbers = list(table_seqs) if table_seqs is not None else [None] * len(lines)
+        record = MatchRecord.start(first, when, numbers[0])
+        record.extend(lines[1:], when, numbers[1:])
         try:
             self.save(record)
         except RecordConflictError as exc:
@@ -596,6 +617,17 @@ class MatchRecorder(Application[UUID]):
     def lines(self, match_id: str, upto_seq: int | None = None) -> list[LogLine]:
         """The recorded lines of a match in ``seq`` order, up to ``upto_seq``."""
         return self.load(match_id, upto_seq).lines
+
+    def table_lines(self, match_id: str) -> list[LogLine]:
+        """The match as the table wrote it: the lines it wrote, numbered as it numbered
+        them (judging these names the lines the table's own log names). A record that kept
+        no table numbers (made by ``play``, or by an older coreflow) is its stored lines."""
+        record = self.load(match_id)
+        if all(n is None for n in record.table_seqs):
+            return record.lines
+        return [line.model_copy(update={"seq": n})
+                for line, n in zip(record.lines, record.table_seqs, strict=True)
+                if n is not None]
 
     def match_ids(self) -> list[str]:
         """Every recorded match id, in the order the matches were recorded."""

@@ -495,3 +495,44 @@ def test_the_readme_session_answers_as_the_readme_shows(tmp_path: Path) -> None:
                     "--rules", "9.0", "--player", "alice", "--player", "bob", stdin=typed)
     assert done.stdout == shown
     assert done.returncode == 1  # bob's pass was refused
+
+
+# ---------------------------------------------------------------- the table's numbers
+
+
+@pytest.mark.parametrize("log", [
+    DISPUTED,
+    ROOT / "fixtures" / "rulings" / "lite" / "g2-cut-in-ends-call-6.1.jsonl",
+    ROOT / "fixtures" / "rulings" / "duel_masters" / "aura-on-opponents-creature.jsonl",
+])
+def test_a_recorded_match_is_judged_and_shown_by_the_numbers_of_the_tables_log(
+        tmp_path: Path, log: Path) -> None:
+    """Recorded, a sparse log gets its derived lines; judging the record still names the
+    lines the table's file names, and board --at N is the same moment as for the file."""
+    store = tmp_path / "numbers.db"
+    recorded = coreflow("record", log, "--store", store)
+    assert recorded.returncode == 0, recorded.stderr
+    match_id = recorded.stdout.strip()
+
+    def findings(target: str | Path) -> list[tuple[str, int]]:
+        done = coreflow("judge", target, "--store", store, "--format", "json")
+        return [(f["code"], f["seq"]) for f in json.loads(done.stdout)["findings"]]
+
+    assert findings(match_id) == findings(log)
+    written = [ln for _no, ln in read_log(log)]
+    assert len(coreflow("log", match_id, "--store", store).stdout.splitlines()) > len(written)
+    for seq in (3, len(written) // 2, len(written)):
+        on_file = json.loads(coreflow("board", log, "--at", str(seq), "--format",
+                                      "json").stdout)
+        on_record = json.loads(coreflow("board", match_id, "--at", str(seq), "--store",
+                                        store, "--format", "json").stdout)
+        for key in ("log", "store"):
+            on_file.pop(key, None)
+            on_record.pop(key, None)
+        assert on_record == on_file, seq
+    # The audit shows both numberings: NULL for the lines the rules derived.
+    done = coreflow("audit", "--store", store, "--format", "json",
+                    f"select seq, table_seq from events where match_id = '{match_id}'")
+    rows = [json.loads(x) for x in done.stdout.splitlines()]
+    assert [r["table_seq"] for r in rows if r["table_seq"] is not None] == [
+        ln.seq for ln in written]
