@@ -68,6 +68,7 @@ def read_notation(text: str, table: TableView, seq: int) -> LogLine:
     head = words[0]
     if head in ("resolve", "fizzle"):
         return _validated(_resolve(words, head), seq)
+    line: dict[str, Any]
     if head == "trigger":
         if len(words) not in (4, 5):
             raise NotationError("a trigger is 'trigger ID ACTION SOURCE [CONTROLLER]'")
@@ -79,7 +80,7 @@ def read_notation(text: str, table: TableView, seq: int) -> LogLine:
     if head in ("stage", "discard"):
         if len(words) < 2:
             raise NotationError(f"{head} needs the request: {head} t1")
-        line: dict[str, Any] = {"type": head, "request": words[1]}
+        line = {"type": head, "request": words[1]}
         if head == "discard" and len(words) > 2:
             line["reason"] = " ".join(words[2:])
         return _validated(line, seq)

@@ -33,7 +33,7 @@ from coreflow_judge.adjudicator.plugins import game_plugin
 from coreflow_judge.cli.play import Output
 from coreflow_judge.cli.session import Session, Speaker
 from coreflow_judge.events.models import LogLine, MatchStarted, Pass, TakenBack
-from coreflow_judge.events.reader import read_log
+from coreflow_judge.events.reader import LineError, read_log
 from coreflow_judge.events.store import open_recorder
 from coreflow_judge.projections.board import BoardProjector
 
@@ -216,8 +216,8 @@ def test_resume_goes_on_from_the_store(tmp_path: Path) -> None:
 
 def test_a_new_match_under_a_recorded_id_is_refused(tmp_path: Path) -> None:
     store = tmp_path / "twice.db"
-    args = ["play", "--store", store, "--match-id", "same", "--rules", "9.0",
-            "--player", "alice", "--player", "bob"]
+    args: list[str | Path] = ["play", "--store", store, "--match-id", "same", "--rules",
+                              "9.0", "--player", "alice", "--player", "bob"]
     assert coreflow(*args, stdin="start alice\n").returncode == 0
     again = coreflow(*args, stdin="start bob\n")
     assert again.returncode == 2
@@ -405,12 +405,17 @@ def test_play_on_postgresql(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- corrections in any log
 
 
-def _disputed_lines() -> list[LogLine]:
-    out = []
-    for _no, item in read_log(DISPUTED):
-        assert not isinstance(item, Exception)
-        out.append(item)  # type: ignore[arg-type]
+def _written(log: Path) -> list[LogLine]:
+    """The lines of a log file (every one readable)."""
+    out: list[LogLine] = []
+    for _no, item in read_log(log):
+        assert not isinstance(item, LineError), item
+        out.append(item)
     return out
+
+
+def _disputed_lines() -> list[LogLine]:
+    return _written(DISPUTED)
 
 
 def test_a_correction_in_a_log_file_is_read_the_same_by_judge_board_and_normalize(
@@ -519,7 +524,7 @@ def test_a_recorded_match_is_judged_and_shown_by_the_numbers_of_the_tables_log(
         return [(f["code"], f["seq"]) for f in json.loads(done.stdout)["findings"]]
 
     assert findings(match_id) == findings(log)
-    written = [ln for _no, ln in read_log(log)]
+    written = _written(log)
     assert len(coreflow("log", match_id, "--store", store).stdout.splitlines()) > len(written)
     for seq in (3, len(written) // 2, len(written)):
         on_file = json.loads(coreflow("board", log, "--at", str(seq), "--format",
