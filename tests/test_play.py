@@ -541,3 +541,35 @@ def test_a_recorded_match_is_judged_and_shown_by_the_numbers_of_the_tables_log(
     rows = [json.loads(x) for x in done.stdout.splitlines()]
     assert [r["table_seq"] for r in rows if r["table_seq"] is not None] == [
         ln.seq for ln in written]
+
+
+@pytest.mark.parametrize(("game", "edition", "fmt", "seed"), GAMES[::2] + GAMES[3:4])
+def test_in_every_game_an_illegal_line_is_refused_or_kept_on_purpose(
+        tmp_path: Path, game: str, edition: str, fmt: str, seed: int) -> None:
+    """A pass by the player who does not hold the chance, typed into each game: refused
+    (the record is the game as played without it), or kept with its finding."""
+    lines = simulated(game, edition, fmt, seed)
+    typed = notation_of(lines).splitlines()
+    header = lines[0]
+    assert isinstance(header, MatchStarted)
+    at = next(i for i, t in enumerate(typed)
+              if t.startswith("start ") or '"type":"game_started"' in t) + 1
+    holder = next(getattr(ln, "first_player", None) for ln in lines
+                  if ln.type == "game_started")
+    other = next(p for p in header.players if p != holder)
+    wrong = [*typed[:at], f"{other} pass", *typed[at:]]
+    refused = coreflow("play", "--store", tmp_path / "refused.db",
+                       stdin="\n".join(wrong) + "\n")
+    assert refused.returncode == 1
+    assert [a for a in refused.stdout.splitlines() if not a.startswith("ok ")] == [
+        f"refused: timing.no-chance: {other} passed without holding the chance; nothing was "
+        "recorded"]
+    assert coreflow("log", header.match_id, "--store", tmp_path / "refused.db").stdout == \
+        jsonl(lines)
+    kept = coreflow("play", "--store", tmp_path / "kept.db", "--keep-mistakes",
+                    stdin="\n".join(wrong[:at + 1]) + "\n")
+    assert kept.returncode == 0 and "error timing.no-chance" in kept.stdout
+    report = json.loads(coreflow("judge", header.match_id, "--store", tmp_path / "kept.db",
+                                 "--format", "json").stdout)
+    assert [f["code"] for f in report["findings"] if f["severity"] == "error"] == [
+        "timing.no-chance"]
