@@ -41,6 +41,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "order.trigger-missed": ("error", "a trigger condition was met but its request never recorded"),
     "order.trigger-spurious": ("error", "a triggered request recorded whose condition was not met"),
     "order.instant-before-own-trigger": ("error", "a cost-triggered instant resolved too early"),
+    "order.request-never-resolved": ("error", "a request left on the stage that the table "
+                                     "went on without"),
     "order.win-check-missed": ("error", "play went on after the game was decided"),
     "precedence.scope-order": ("error", "abilities applied out of scope order"),
     "precedence.timestamp-order": ("error", "same-scope abilities applied against timestamps"),

@@ -232,6 +232,63 @@ class CoreFlow:
             self.rules.on_roll(self, line)  # type: ignore[arg-type]  # dice: the game's business
         return self._since(start)
 
+    # ------------------------------------------------------------------ as played
+    def repair(self, kind: str, seq: int) -> bool:
+        """Take the table as it played before line ``seq``, after a departure the lines
+        that follow show (docs/decisions.md, "Root cause first"); False if ``kind`` does not
+        fit the table now. One finding at ``seq`` says what the table did and what the
+        rules wanted; the rest of the game is judged on the table as played.
+
+        - ``skipped``: the triggered request on top of the stage, which the table never
+          wrote a line for, was skipped: taken as resolved with no choices (a Block
+          nobody declared), and what that resolution triggers follows.
+        - ``left``: the requests on the stage never resolved: the table went on as if
+          they had left it (a request a Counter did not negate, believed negated).
+        """
+        if not self.stage or self.pending_decisions() or self.result is not None:
+            return False
+        before = len(self.findings)
+        if kind == "skipped":
+            req = self.stage[-1]
+            if not req.triggered or req.staged_in_log or req.passed_over:
+                return False
+            self.stage.pop()
+            self.ledger.omit_of(req, Stage)  # the table never staged it
+            self.chance = SYSTEM
+            self.continuations.append(Continuation.STAGE_RESOLVED_TO_2)
+            self._resolve(req, Resolve(seq=seq, request=req.id, result="resolved"))
+            self.resolutions.pop(seq, None)
+            self.run_trigger_check()
+            del self.findings[before:]  # the resolution's own notes belong to the repair
+            self.report_at(seq, "order.trigger-missed", "core[6-10-5]",
+                           f"The table never played {req.action.name} ({req.id}) of "
+                           f"{req.controller}: it went on as if it resolved with nothing "
+                           "chosen, and the game is judged so from here.",
+                           expected=f"resolve {req.id}", actual="skipped")
+            return True
+        if kind == "left":
+            left = list(self.stage)
+            for req in left:
+                self.stage.remove(req)
+                req.status = "dropped"
+            self.give_chance_to_turn_player()
+            del self.findings[before:]
+            names = ", ".join(f"{r.id} ({r.action.name})" for r in left)
+            self.report_at(seq, "order.request-never-resolved", "core[15]",
+                           f"{names} never resolved: {'it was' if len(left) == 1 else 'they were'}"
+                           " still on the stage, and the table went on as if "
+                           f"{'it had' if len(left) == 1 else 'they had'} left it. Under the "
+                           f"rules every player passes again and {left[-1].id} resolves "
+                           "before anything with main timing; the game is judged as played "
+                           "from here.", expected=f"resolve {left[-1].id}",
+                           actual="went on without it")
+            return True
+        return False
+
+    def report_at(self, seq: int, code: str, rule: str, message: str, **kw: Any) -> None:
+        """A finding about line ``seq`` (not the line being fed)."""
+        self.findings.append(finding(code, seq, rule, message, **kw))
+
     def skip(self, line: LogLine) -> None:
         """A line a correction took back (or the correction itself): it stays in the
         complete log as written and is not judged; the table goes on as before it."""

@@ -156,22 +156,106 @@ def judge_lines(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
         return _judge(items)
 
 
+Pairs = list[tuple[int, LogLine | LineError]]
+
+
+def feed_at(flow: CoreFlow, pairs: Pairs, i: int, skipped: set[int],
+            repairs: dict[int, str]) -> None:
+    """Feed the line at position ``i`` as the judge reads it: skipped if a correction took
+    it back, after taking the table as played if a repair is planned there. The board, the
+    audit and the live table feed lines through this too (one reading of a log)."""
+    repair_at(flow, pairs, i, repairs)
+    no, item = pairs[i]
+    feed_item(flow, no, item, i in skipped)
+
+
+def repair_at(flow: CoreFlow, pairs: Pairs, i: int, repairs: dict[int, str]) -> None:
+    """Take the table as played before the line at position ``i``, if a repair is
+    planned there (:meth:`CoreFlow.repair`)."""
+    kind = repairs.get(i)
+    item = pairs[i][1]
+    if kind is not None and not isinstance(item, LineError):
+        flow.repair(kind, item.seq)
+
+REPAIRS = ("skipped", "left")
+"""How a table commonly goes on after a departure, tried in this order at a line that
+breaks a rule while the stage holds requests (:meth:`CoreFlow.repair`)."""
+MAX_REPAIR_TRIALS = 20
+"""Lines tried for a repair in one log: bounds the work on a log with many mistakes."""
+
+
+@dataclass(slots=True)
+class _Run:
+    """One replay of a log: its flow, its error count and the lines worth a repair."""
+
+    flow: CoreFlow
+    errors: int
+    candidates: list[int]
+    """Positions whose line raised an error while the stage held requests."""
+    erring: set[int]
+    """Positions whose line raised an error."""
+
+
+def replay(pairs: Pairs, skipped: set[int], repairs: dict[int, str], upto: int | None = None,
+           ) -> _Run:
+    """Feed ``pairs`` (the first ``upto`` of them) to a new flow, taking the table as it
+    played at the lines ``repairs`` names. Not finished (:meth:`CoreFlow.finish`)."""
+    no, first = pairs[0]
+    flow = start_flow(first, no)
+    candidates: list[int] = []
+    erring: set[int] = set()
+    end = len(pairs) if upto is None else upto
+    for i in range(1, end):
+        kind = repairs.get(i)
+        staged = bool(flow.stage) and not flow.pending_decisions()
+        repair_at(flow, pairs, i, repairs)
+        before = len(flow.findings)
+        no, item = pairs[i]
+        feed_item(flow, no, item, i in skipped)
+        if any(f.severity == "error" for f in flow.findings[before:]):
+            erring.add(i)
+            if staged and kind is None:
+                candidates.append(i)
+    errors = sum(1 for f in flow.findings if f.severity == "error")
+    return _Run(flow, errors, candidates, erring)
+
+
+def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[dict[int, str], _Run]:
+    """Where the table went on from a departure, and how (docs/decisions.md, "Root cause
+    first"): a repair is kept at a line when it makes that line keep the rules and leaves
+    no more errors in the whole log (at a tie the repair's one finding names the cause,
+    where the line's own would name only its symptom). Returns the repairs and the replay
+    with them."""
+    repairs: dict[int, str] = {}
+    run = replay(pairs, skipped, repairs)
+    tried: set[int] = set()
+    while len(tried) < MAX_REPAIR_TRIALS:
+        todo = [c for c in run.candidates if c not in tried]
+        if not todo:
+            break
+        at = todo[0]
+        tried.add(at)
+        for kind in REPAIRS:
+            trial = replay(pairs, skipped, {**repairs, at: kind})
+            if at not in trial.erring and trial.errors <= run.errors:
+                repairs[at] = kind
+                run = trial
+                break
+    return repairs, run
+
+
 def _judge(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
     pairs = list(items)
     if not pairs:
         raise JudgeInputError(1, "(line)", "the log is empty")
-    no, first = pairs[0]
-    flow = start_flow(first, no)
     skipped = taken_back([item for _no, item in pairs])
-    count = len(pairs)
-    for i in range(1, count):
-        no, item = pairs[i]
-        feed_item(flow, no, item, i in skipped)
+    _repairs, run = plan_repairs(pairs, skipped)
+    flow = run.flow
     flow.finish()
     header = flow.header
     flow.findings.sort(key=lambda f: f.seq)
     return Report(
-        match_id=header.match_id, rules=header.rules, events=count,
+        match_id=header.match_id, rules=header.rules, events=len(pairs),
         findings=flow.findings,
         result=flow.result.as_dict() if flow.result else None,
         notes=flow.rules.notes(), flow=flow,

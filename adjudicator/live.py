@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow
-from coreflow_judge.adjudicator.judge import feed_item, start_flow, taken_back
+from coreflow_judge.adjudicator.judge import plan_repairs, replay, taken_back
 from coreflow_judge.adjudicator.ledger import DERIVABLE, Derived
 from coreflow_judge.adjudicator.notation import TableView
 from coreflow_judge.events.models import LogLine, MatchStarted, Request, TakenBack
@@ -122,6 +123,17 @@ class LiveTable:
             self.flow = self._replay()
             raise
         errors = [f for f in findings if f.severity == "error"]
+        if errors:
+            # Read as the judge will read the record: a departure the entry shows is one
+            # finding (the request the table went on without), not the entry's own errors.
+            flow = self._judged([*self.stored, line])
+            self._items = _standing(flow)[:len(self.stored)]
+            items = _standing(flow)
+            findings = [f for f in flow.findings if f.seq == line.seq]
+            errors = [f for f in findings if f.severity == "error"]
+            line = next((it for it in reversed(items) if not isinstance(it, Derived)
+                         and it.seq == line.seq), line)  # type: ignore[union-attr]
+            self.flow = flow
         if errors and not self.keep_mistakes:
             self.flow = self._replay()
             return Answer(False, findings=findings)
@@ -228,13 +240,19 @@ class LiveTable:
 
     def _replay(self) -> CoreFlow:
         """The flow rebuilt from the stored lines alone (as the judge reads them)."""
-        flow = start_flow(self.stored[0], 1)
-        skipped = taken_back(self.stored)
-        for i, line in enumerate(self.stored[1:], start=1):
-            feed_item(flow, i, line, i in skipped)
+        flow = self._judged(self.stored)
         flow.next_seq = len(self.stored) + 1
         self._items = _standing(flow)[:len(self.stored)]
         return flow
+
+    @staticmethod
+    def _judged(lines: list[LogLine]) -> CoreFlow:
+        """The flow of ``lines`` as the judge reads them: corrections skipped, and the table
+        taken as played after a departure the later lines show (:func:`plan_repairs`)."""
+        pairs: list[tuple[int, LogLine | Any]] = list(enumerate(lines, start=1))
+        skipped = taken_back(lines)
+        repairs, _run = plan_repairs(pairs, skipped) if len(lines) > 1 else ({}, None)
+        return replay(pairs, skipped, repairs).flow if _run is None else _run.flow
 
     def _unchanged(self, items: list[LogLine | Derived]) -> bool:
         """Whether the flow's complete log still begins with the stored lines: the same

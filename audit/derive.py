@@ -24,7 +24,12 @@ from typing import Any
 
 from coreflow_judge.adjudicator.flow import CoreFlow, Derived, Req
 from coreflow_judge.adjudicator.game import UnsupportedRules
-from coreflow_judge.adjudicator.judge import JudgeInputError, start_flow, taken_back
+from coreflow_judge.adjudicator.judge import (
+    JudgeInputError,
+    plan_repairs,
+    start_flow,
+    taken_back,
+)
 from coreflow_judge.events.models import (
     ChanceMoved,
     GameEnded,
@@ -157,6 +162,8 @@ class _Deriver:
         at_of: dict[int, str | None] = {self.header.seq: timestamp(self.lines[0].data.get("at"))}
         turn = flow.turn
         skipped = taken_back([s.line for s in self.lines])
+        pairs: list[tuple[int, Any]] = [(k, s.line) for k, s in enumerate(self.lines, start=1)]
+        repairs = plan_repairs(pairs, skipped)[0]  # the table as played, as the judge reads it
         for i, stored in enumerate(self.lines[1:], start=1):
             line = stored.line
             seq = line.seq
@@ -175,6 +182,8 @@ class _Deriver:
             depth_before[seq] = len(stage_before)
             turn_before[seq] = flow.turn
             turn_player_before = flow.turn_player
+            if i in repairs:
+                flow.repair(repairs[i], seq)
             flow.feed(line)
             # Requests that left the stage, the buffer or the instant wait with this line.
             now_live = list(flow.stage) + list(flow.buffer)

@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
-from coreflow_judge.adjudicator.judge import JudgeInputError, feed_item, start_flow, taken_back
+from coreflow_judge.adjudicator.judge import (
+    JudgeInputError,
+    feed_at,
+    plan_repairs,
+    start_flow,
+    taken_back,
+)
 from coreflow_judge.adjudicator.plugins import game_plugin
 from coreflow_judge.events.models import LogLine
 from coreflow_judge.events.reader import LineError, read_log
@@ -81,7 +87,6 @@ def snapshot(flow: CoreFlow) -> dict[str, Any]:
     return board
 
 
-_feed = feed_item  # a malformed line is a hole, as the judge treats it
 
 
 def _seq_of(items: Sequence[tuple[int, Item]]) -> list[int]:
@@ -118,6 +123,8 @@ class BoardProjector:
         self.seqs = _seq_of(pairs)
         self.skipped = taken_back([item for _no, item in pairs])
         """Positions of lines a correction took back (fed as skipped, as the judge does)."""
+        self.repairs = plan_repairs(pairs, self.skipped)[0] if len(pairs) > 1 else {}
+        """Where the judge takes the table as played (the board shows the same table)."""
         no, first = pairs[0]
         self._live = start_flow(first, no)
         self._pos = 1  # how many items the live flow has taken
@@ -175,16 +182,14 @@ class BoardProjector:
         start = max(p for p in self.checkpoints if p <= k)
         flow = self._copy(self.checkpoints[start])
         for i in range(start, k):
-            no, item = self.items[i]
-            _feed(flow, no, item, i in self.skipped)
+            feed_at(flow, self.items, i, self.skipped, self.repairs)
             self.replayed += 1
         return flow
 
     # ------------------------------------------------------------------ internals
     def _advance(self, k: int) -> None:
         while self._pos < k:
-            no, item = self.items[self._pos]
-            _feed(self._live, no, item, self._pos in self.skipped)
+            feed_at(self._live, self.items, self._pos, self.skipped, self.repairs)
             self._pos += 1
             self.replayed += 1
             if self._pos % self.every == 0:
