@@ -72,6 +72,12 @@ class StoredLine:
     """The line's number in the log the table wrote (None: derived, or not kept)."""
 
 
+def _bigint(n: int | None) -> int | None:
+    """A number for a BIGINT column; None for one it cannot hold (a log may number its
+    lines past 2**63: the judge reports the gap, the audit keeps no number)."""
+    return n if n is not None and -(2**63) <= n < 2**63 else None
+
+
 def timestamp(value: Any) -> str | None:
     """An ISO 8601 time as naive UTC text for a TIMESTAMP column; None if unreadable."""
     if not isinstance(value, str) or not value:
@@ -232,7 +238,7 @@ class _Deriver:
     def _event(self, stored: StoredLine, turn: int | None, at: str | None = None) -> Row:
         line = stored.line
         return dict(
-            match_id=self.mid, seq=line.seq, table_seq=stored.table_seq, type=line.type,
+            match_id=self.mid, seq=line.seq, table_seq=_bigint(stored.table_seq), type=line.type,
             player=_player_of(line),
             played_at=at if at is not None else timestamp(stored.data.get("at")), turn=turn,
             recorded_at=stored.recorded_at, line=stored.data,
@@ -382,7 +388,7 @@ class _Deriver:
         table = {s.line.seq: s.table_seq for s in self.lines}
         for i, f in enumerate(flow.findings, start=1):
             self.rows["findings"].append(dict(
-                match_id=self.mid, ord=i, seq=f.seq, table_seq=table.get(f.seq),
+                match_id=self.mid, ord=i, seq=f.seq, table_seq=_bigint(table.get(f.seq)),
                 code=f.code, severity=f.severity,
                 rule=f.rule, message=f.message, expected=_plain(f.expected),
                 actual=_plain(f.actual), game=h.game, rules=h.rules, edition=edition,

@@ -726,7 +726,7 @@ def test_the_installed_command_on_bad_input(tmp_path: Path) -> None:
     assert again.returncode == 1 and "already recorded in ./coreflow.db" in again.stderr
     done = run_installed("board", "demo-1", "--at", "0", cwd=tmp_path)
     assert done.returncode == 2
-    assert done.stderr == "coreflow: no line with seq 0: the log runs from seq 1 to seq 20\n"
+    assert done.stderr == "coreflow: no line with seq 0: the log runs from seq 1 to seq 12\n"
     done = run_installed("audit", "SELECT 1", "--store", DISPUTED, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr == f"coreflow: cannot open the event store {DISPUTED}: file is not a " \
