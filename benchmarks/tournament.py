@@ -35,10 +35,12 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from coreflow_judge.adjudicator.simulate import write_games
-from coreflow_judge.events.store import MatchNotFound, open_recorder
+from coreflow_judge.events.store import MatchNotFound, StoreUnavailable, open_recorder
 
 #: How long one coreflow process may take before the harness gives up on it.
 PROCESS_TIMEOUT_S = 600
+#: What a reader says of a store the killed process had not yet set up.
+NOT_SET_UP = ("no event store at", "a SQLite database without coreflow's table")
 
 
 def coreflow_argv() -> list[str]:
@@ -225,7 +227,13 @@ def stored_in_process(store: str, match_ids: Sequence[str]) -> dict[str, str | N
     if db is not None and not db.exists():
         return dict.fromkeys(match_ids)
     out: dict[str, str | None] = {}
-    with open_recorder(store, read_only=True) as recorder:
+    try:
+        recorder = open_recorder(store, read_only=True)
+    except StoreUnavailable as exc:
+        if any(m in str(exc) for m in NOT_SET_UP):  # killed while creating the store
+            return dict.fromkeys(match_ids)
+        raise
+    with recorder:
         for match_id in match_ids:
             try:
                 out[match_id] = recorder.export_jsonl(match_id)
@@ -287,10 +295,6 @@ def compare(match_id: str, expected_text: str, stored_text: str | None) -> Match
 
 
 # ------------------------------------------------------------------ the kill trials
-
-#: What ``coreflow verify --all`` says of a store the killed process had not yet set up.
-NOT_SET_UP = ("no event store at", "a SQLite database without coreflow's table")
-
 
 @dataclass
 class Trial:
