@@ -3,8 +3,9 @@ moments and check what the store kept.
 
 Each trial records a batch of simulated logs into a fresh store (a new SQLite file, or a
 new PostgreSQL schema: the kill may land while the store is being created), kills the
-process at a random moment between its start and the time an uninterrupted batch takes
-(measured first, on the same machine), and then checks (benchmarks/tournament.py,
+process at a random moment while it records (from shortly before an uninterrupted batch,
+measured first on the same machine, records its first match to its end; ``--window all``:
+from the start), and then checks (benchmarks/tournament.py,
 ``kill_trial``):
 
 - every match of the batch is whole (the store's lines, via ``coreflow log``, equal
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,11 +40,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.tournament import (  # noqa: E402
     DRIVERS,
+    Invocation,
     Trial,
     drop_postgres_schema,
     kill_trial,
     postgres_store,
-    run_table,
     simulate,
     sqlite_store,
 )
@@ -65,19 +67,20 @@ def trials_on(kind: str, url: str | None, workdir: Path, logs: list[Path], args:
                 Path(f"{store}{suffix}").unlink(missing_ok=True)
 
     store = fresh(0)
-    started = time.perf_counter()
-    calibration = run_table(DRIVERS[args.via](store, logs))
-    span = time.perf_counter() - started
+    first, span = calibrate(DRIVERS[args.via](store, logs))
     done_with(store)
-    print(f"{kind}: an uninterrupted batch of {len(logs)} logs takes {span:.1f} s "
-          f"(exit {calibration.exit_codes}); killing at random moments in [0, {span:.1f}] s")
+    low = 0.0 if args.window == "all" else max(0.0, first - (span - first) / 4)
+    print(f"{kind}: an uninterrupted batch of {len(logs)} logs takes {span:.1f} s, the first "
+          f"match recorded after {first:.1f} s; killing at random moments in "
+          f"[{low:.1f}, {span:.1f}] s")
     trials: list[Trial] = []
     missed = 0
     n = 0
     while len(trials) < args.trials and missed < 5 * args.trials:
         n += 1
         store = fresh(n)
-        trial = kill_trial(args.via, store, logs, rng.uniform(0, span), cli_logs=args.cli_logs)
+        trial = kill_trial(args.via, store, logs, rng.uniform(low, span),
+                           cli_logs=args.cli_logs)
         done_with(store)
         if not trial.killed:
             missed += 1  # the batch had ended before the kill: not a trial
@@ -86,6 +89,23 @@ def trials_on(kind: str, url: str | None, workdir: Path, logs: list[Path], args:
         for problem in trial.problems:
             print(f"  trial {len(trials)}: {problem}")
     return trials
+
+
+def calibrate(invocations: list[Invocation]) -> tuple[float, float]:
+    """Run the batch once, uninterrupted: seconds until the first receipt is printed (on
+    standard error, which is line-buffered: a match recorded) and until the end."""
+    started = time.perf_counter()
+    first = None
+    for inv in invocations:
+        with open(inv.stdin or os.devnull, "rb") as stdin:
+            proc = subprocess.Popen(inv.argv, stdin=stdin, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, text=True)
+        assert proc.stderr is not None
+        for _line in proc.stderr:
+            first = first or time.perf_counter() - started
+        proc.wait()
+    span = time.perf_counter() - started
+    return (first or span), span
 
 
 def report(kind: str, trials: list[Trial], logs: int) -> bool:
@@ -114,6 +134,10 @@ def main() -> int:
                     help="per trial, check N recorded matches with `coreflow log` itself "
                     "(every match is checked with what `coreflow log` prints, read in this "
                     "process) [default: 2]")
+    ap.add_argument("--window", choices=["writes", "all"], default="writes",
+                    help="writes: kill from shortly before the first match is recorded to the "
+                    "end of the batch (default); all: from the start (most kills then land "
+                    "while the command is still starting)")
     ap.add_argument("--via", choices=sorted(DRIVERS), default="record",
                     help="record: `coreflow record LOG...` (a batch); play: `coreflow play "
                     "--store S < LOG` per game (fails until `coreflow play` exists)")
