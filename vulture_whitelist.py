@@ -27,9 +27,10 @@ _.TOY_GAME
 # (to_stored_event) that the library calls.
 _.collect_events
 _.to_stored_event
-# eventsourcing: the PostgreSQL recorder class named by APPLICATION_RECORDER_TOPIC
-# (events/store.py) and the method the library calls to save.
+# eventsourcing: the PostgreSQL and SQLite recorder classes named by
+# APPLICATION_RECORDER_TOPIC (events/store.py) and the method the library calls to save.
 _.ChunkedApplicationRecorder
+_.WaitingSQLiteApplicationRecorder
 _.insert_events
 # typer: commands, registered by @app.command / @fixture_app.command decorators.
 _.new_command

@@ -20,14 +20,23 @@ PostgreSQL.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar, cast
 from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 from uuid import UUID, uuid5
 
+from coreflow_judge.events.busy import (
+    BadBusyTimeout,
+    busy_budget,
+    busy_message,
+    pauses,
+    retrying,
+)
 from coreflow_judge.events.models import (
     LINE_TYPES,
     ChanceMoved,
@@ -534,6 +543,9 @@ class MatchRecorder(Application[UUID]):
         "TRANSCODER_TOPIC": get_topic(JSONTranscoder),
         # Fail fast when PostgreSQL is down (eventsourcing waits 30 s by default).
         "POSTGRES_CONNECT_TIMEOUT": "5",
+        # One connection per process (eventsourcing opens five): a tournament runs a
+        # process per table, and PostgreSQL has about a hundred connection slots.
+        "POSTGRES_POOL_SIZE": "1",
     }
     notification_page_size: int = 500
     """How many notifications :meth:`match_ids` reads per query."""
@@ -784,28 +796,51 @@ def open_recorder(store: str | None = None, read_only: bool = False) -> MatchRec
     env = store_env(store)
     db = env.get("SQLITE_DBNAME")
     where = db or _redact(store or os.environ.get(STORE_ENV_VAR, ""))
+    try:
+        budget = busy_budget()
+    except BadBusyTimeout as exc:
+        raise StoreUnavailable(f"cannot open the event store {where}: {exc}") from None
     if db is not None and os.path.isdir(db):
         raise StoreUnavailable(f"cannot open the event store {db}: a directory, not a SQLite "
                                f"file (name a file in it, e.g. {os.path.join(db, 'coreflow.db')})")
     try:
         if db is not None:
-            ours = check_sqlite_store(db)
+            ours = retrying(lambda _attempt: check_sqlite_store(db), "opening the event store")
             if read_only and ours:
                 return _read_only_recorder(env, db)
             if read_only and is_plain_path(db):  # nothing to read, and nothing is created
                 raise StoreUnavailable(
                     f"no match is recorded in {db} (a SQLite database without coreflow's "
                     "table)" if os.path.exists(db) else f"no event store at {db}")
+            # Writers wait for each other (events/sqlitewriter.py), in SQLite's busy
+            # handler first: its timeout is the whole budget.
+            env["APPLICATION_RECORDER_TOPIC"] = \
+                "coreflow_judge.events.sqlitewriter:WaitingSQLiteApplicationRecorder"
+            env["SQLITE_LOCK_TIMEOUT"] = str(max(1, math.ceil(budget)))
         else:
-            cause = check_postgres(env, float(MatchRecorder.env["POSTGRES_CONNECT_TIMEOUT"]))
+            cause = _check_postgres_waiting(env, budget)
             if cause is not None:
                 raise StoreUnavailable(f"cannot open the event store {where}: {cause}")
-        return MatchRecorder(env=env)
+        return retrying(lambda _attempt: MatchRecorder(env=env), "opening the event store")
     except NotOurStore as exc:
         raise StoreUnavailable(f"cannot use {where} as the event store: {exc}") from exc
     except (EventSourcingError, PersistenceError, OSError, sqlite3.Error) as exc:
         # sqlite3.Error: a file that is not a SQLite database ("file is not a database").
         raise StoreUnavailable(f"cannot open the event store {where}: {exc}") from exc
+
+
+def _check_postgres_waiting(env: dict[str, str], budget: float) -> str | None:
+    """:func:`check_postgres`, waiting (within the budget) while every connection slot of
+    the server is taken: a tournament's other tables will finish and free theirs."""
+    next_pause = pauses(budget)
+    while True:
+        cause = check_postgres(env, float(MatchRecorder.env["POSTGRES_CONNECT_TIMEOUT"]))
+        if cause is None or not busy_message(cause):
+            return cause
+        pause = next_pause()
+        if pause is None:
+            return f"{cause} (still, after {budget:.0f} s)"
+        time.sleep(pause)
 
 
 def _read_only_recorder(env: dict[str, str], db: str) -> MatchRecorder:

@@ -309,7 +309,7 @@ def test_append_that_does_not_continue_is_rejected_and_changes_nothing(
 def test_a_write_that_fails_midway_leaves_the_store_as_it_was(
     db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SQLITE_LOCK_TIMEOUT", "1")
+    monkeypatch.setenv("COREFLOW_BUSY_TIMEOUT", "1")  # a writer waits 1 s, then gives up
     with open_recorder(db) as recorder:
         recorder.record(blackpoker_log())
         before = stored_rows(recorder)
