@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -176,19 +177,32 @@ def run_tables(tables: Sequence[Sequence[Invocation]]) -> tuple[list[TableRun], 
     return runs, time.perf_counter() - started
 
 
-def run_killed(invocations: Sequence[Invocation], kill_at: float) -> bool:
+def run_killed(invocations: Sequence[Invocation], kill_at: float,
+               answers: dict[Path, str] | None = None) -> bool:
     """Run the commands one after another and SIGKILL whichever runs ``kill_at`` seconds
-    after the start; whether a process was killed (False: all had ended by then)."""
+    after the start; whether a process was killed (False: all had ended by then).
+    ``answers`` gets what each process fed from a file printed on stdout before it ended
+    or was killed (``play``'s answers)."""
     deadline = time.monotonic() + kill_at
     for inv in invocations:
         proc = _start(inv)
         try:
-            proc.communicate(timeout=max(0.0, deadline - time.monotonic()))
+            out, _err = proc.communicate(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             os.kill(proc.pid, signal.SIGKILL)
-            proc.communicate()
+            out, _err = proc.communicate()
+            if answers is not None and inv.stdin is not None:
+                answers[inv.stdin] = out
             return True
+        if answers is not None and inv.stdin is not None:
+            answers[inv.stdin] = out
     return False
+
+
+def last_answered(answers: str) -> int:
+    """The highest seq ``play`` answered ``ok`` for (0: none): stored before the answer."""
+    seqs = [int(m.group(1)) for m in re.finditer(r"^ok (\d+)", answers, flags=re.M)]
+    return max(seqs, default=0)
 
 
 # ----------------------------------------------------------------------- the checks
@@ -315,9 +329,16 @@ def kill_trial(driver: str, store: str, logs: Sequence[Path], kill_at: float,
     its last accepted line), that ``coreflow verify --all`` passes (the store opens), that
     ``coreflow log`` of ``cli_logs`` recorded matches prints what the store holds, and,
     with ``resume``, that recording the batch again completes every match."""
-    trial = Trial(killed=run_killed(DRIVERS[driver](store, logs), kill_at))
+    answers: dict[Path, str] = {}
+    trial = Trial(killed=run_killed(DRIVERS[driver](store, logs), kill_at, answers))
     ids = [match_id_of(log) for log in logs]
     stored = stored_in_process(store, ids)
+    for log, text in answers.items():  # play: every line answered ok was stored first
+        kept = stored.get(match_id_of(log))
+        held = 0 if kept is None else len(kept.splitlines())
+        if last_answered(text) > held:
+            trial.problems.append(f"{match_id_of(log)}: play answered ok up to seq "
+                                  f"{last_answered(text)}, the store holds {held} lines")
     verify = cli("verify", "--all", "--store", store)
     nothing = all(text is None for text in stored.values())
     if verify.returncode != 0 and not (nothing and any(m in verify.stderr for m in NOT_SET_UP)):
