@@ -327,6 +327,11 @@
     box.dataset.seq = String(f.seq);
     add(box, el("span", "sev", f.severity), " ", el("span", "code", f.code), " ",
         el("span", "note", L.line + " " + f.seq));
+    if (jump) {  // the list of all findings: one line each, a click goes to its line
+      add(box, " ", suited(f.message, "message"));
+      box.addEventListener("click", function () { select(indexOfSeq(f.seq)); });
+      return box;
+    }
     const dl = el("dl");
     add(dl, el("dt", null, L.rule), add(el("dd"), el("b", null, f.rule + ": "), f.statement));
     add(dl, el("dt", null, L.finding), add(el("dd"), suited(f.message, "message")));
@@ -335,7 +340,6 @@
       add(dl, el("dt", null, L.recorded), add(el("dd"), suited(f.actual, "actual")));
     }
     add(box, dl);
-    if (jump) box.addEventListener("click", function () { select(indexOfSeq(f.seq)); });
     return box;
   }
   function renderBoard(index) {
@@ -418,7 +422,7 @@
 
     const detail = el("div", "panel");
     detail.id = "line";
-    add(detail, el("h2", null, L.the_line + " " + entry.seq + (entry.taken_back ? " (" + L.taken_back + ")" : "")));
+    add(detail, el("h2", null, say("the_line", { seq: entry.seq }) + (entry.taken_back ? " (" + L.taken_back + ")" : "")));
     add(detail, el("pre", "line", entry.error !== undefined ? entry.error : JSON.stringify(entry.line)));
     add(root, detail);
   }
