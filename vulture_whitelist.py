@@ -51,3 +51,10 @@ _.collect
 _.runtest
 _.reportinfo
 _.style
+# cli/session.py: coreflow play's session runs a typed command by its name
+# (getattr(self, f"cmd_{word}")).
+_.cmd_help
+_.cmd_legal
+_.cmd_actions
+_.cmd_board
+_.cmd_exit

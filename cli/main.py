@@ -975,6 +975,10 @@ from coreflow_judge.cli.play import register as _register_play  # noqa: E402 - l
 
 _register_play(app)
 
+from coreflow_judge.cli.viewer import register as _register_viewer  # noqa: E402 - view --html
+
+_register_viewer(app)
+
 
 def main() -> None:  # pragma: no cover - the console script calls ``app``
     app()

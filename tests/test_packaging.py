@@ -112,6 +112,9 @@ def test_the_wheel_installs_one_import_package_and_no_pytest_plugin(wheel: Path)
     # The games' edition data came along (package data).
     assert any(n.startswith(f"{NAMESPACE}/adjudicator/games/") and n.endswith(".yaml")
                for n in names)
+    # And the viewer's page: its template, style and script.
+    for asset in ("page.html", "viewer.css", "viewer.js"):
+        assert f"{NAMESPACE}/cli/viewer_assets/{asset}" in names
     assert "[console_scripts]" in entries and "coreflow = coreflow_judge.cli.main:app" in entries
     assert "pytest11" not in entries
 
@@ -142,6 +145,10 @@ def test_the_command_works_beside_another_package_named_events(fresh_venv: Path,
                   cwd=tmp_path, env=env)
     here = CliRunner().invoke(app, ["judge", str(DISPUTED), "--format", "json"])
     assert json.loads(as_json.stdout) == json.loads(here.stdout)
+    viewed = run(bin_dir / "coreflow", "view", DISPUTED, "--html", tmp_path / "demo.html",
+                 cwd=tmp_path, env=env)
+    assert viewed.returncode == 0, viewed.stderr  # the installed page has its assets
+    assert '"use strict"' in (tmp_path / "demo.html").read_text(encoding="utf-8")
 
 
 # ------------------------------------------------------------------ (b) the ruling plugin

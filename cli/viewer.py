@@ -1,0 +1,114 @@
+"""``coreflow view``: a match as one self-contained HTML page, to step through in a browser.
+
+The page (:mod:`cli.viewer_page`, imported only when the command runs) shows the timeline
+of lines, the board at the selected line (the stage as a stack, the buffer, the chance
+holder and the pass record, every zone, cards drawn as cards), and the findings at their
+lines; it fetches nothing, so it can be mailed or opened offline.
+
+Exit status: 0 the page was written, 2 the match could not be read or the page not
+written (a missing log, an unknown viewer, an OUT that cannot be written).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+JUDGE_VIEW = "judge"
+
+
+def view_command(
+    target: Annotated[str, typer.Argument(
+        metavar="LOG|MATCH_ID", help="A log file, the id of a recorded match, or - for "
+        "standard input.", show_default=False)],
+    html: Annotated[Path, typer.Option(
+        "--html", metavar="OUT.html", help="The page to write (replaced if it exists).",
+        show_default=False)],
+    view: Annotated[str, typer.Option(
+        "--view", metavar="judge|PLAYER|spectator",
+        help="Whose view: judge (everything), a player of the match (their own hand, what "
+             "the rules show them) or spectator (public only); hidden cards are replaced.")
+    ] = JUDGE_VIEW,
+    store: Annotated[str | None, typer.Option(
+        "--store", help="Event store: a SQLite file or a postgresql:// URL "
+        "[default: $COREFLOW_STORE, else ./coreflow.db].", show_default=False)] = None,
+) -> None:
+    """Write a match as one HTML page: timeline, board at each line, findings.
+
+    The page needs no network and no other file. In the browser: left and right arrows
+    (or j and k) step through the lines, Home and End go to the first and the last, a
+    click on a line selects it; OUT.html#11 opens at line 11.
+
+    Example: coreflow view fixtures/examples/disputed-counter.jsonl --html demo-1.html
+    """
+    from coreflow_judge.cli.main import (
+        EXIT_INPUT,
+        CliError,
+        _is_stdin,
+        _means_recorded,
+        _read_items,
+        _recorded,
+        _shown,
+        _store_name,
+        _with_path,
+    )
+    from coreflow_judge.cli.viewer_page import page
+
+    path = Path(target)
+    if not _is_stdin(path) and path.is_dir():
+        raise CliError(f"{path}: a directory; give one log file or a match id")
+    if html.is_dir():
+        raise CliError(f"--html {html}: a directory; give the file to write")
+    if not _means_recorded(target, store, "showing"):
+        if not _is_stdin(path) and not path.exists():
+            raise CliError(f"{target}: no such log file (nor a match id: a match id has no "
+                           "'/' and no .jsonl)")
+        items = _read_items(path)
+        source = {"log": _shown(path)}
+        written = _with_path(path, lambda: page(items, view, source))
+    else:
+        try:
+            lines = _recorded(target, store, as_written=True)
+        except CliError as exc:  # no store, or not recorded there: nothing to show
+            said = str(exc)
+            if target not in said:
+                said = f"{target}: no such log file, nor a recorded match: {said}"
+            raise CliError(said, EXIT_INPUT) from None
+        source = {"store": _store_name(store)}
+        written = page(list(enumerate(lines, start=1)), view, source)
+    _write(html, written.html)
+    size = len(written.html.encode("utf-8"))
+    typer.echo(f"{html}: {written.lines} lines, {written.findings} finding"
+               f"{'s' * (written.findings != 1)}, {size // 1024} KB")
+
+
+def _write(out: Path, text: str) -> None:
+    """Write ``out`` whole or not at all: a temporary file beside it, then renamed."""
+    from coreflow_judge.cli.main import CliError
+
+    folder = out.parent
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise CliError(f"--html {out}: cannot write there: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # as an ordinary new file (mkstemp's is 0600)
+        os.replace(tmp, out)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise CliError(f"--html {out}: cannot write it: {exc.strerror or exc}") from None
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``view`` to the ``coreflow`` command."""
+    from coreflow_judge.cli.main import guarded
+
+    app.command("view")(guarded(view_command))

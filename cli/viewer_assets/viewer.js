@@ -1,0 +1,490 @@
+// coreflow view: the match viewer's script (inline in the page; it fetches nothing).
+//
+// Everything shown comes from the page's JSON (cli/viewer_page.py): the boards after every
+// line, the lines, the findings and how the game writes its cards. The script decides no
+// rule; it draws. Every value from the log is set as text (textContent), never as markup.
+"use strict";
+(function () {
+  const DATA = JSON.parse(document.getElementById("match-data").textContent);
+  const L = DATA.labels;
+  const M = DATA.match;
+  const LINES = DATA.lines;
+  const FINDINGS = DATA.findings;
+  const CARDS = DATA.cards;
+  const PLAYERS = M.players;
+  const SUITS = { "\u2660": "black", "\u2663": "black", "\u2665": "red", "\u2666": "red" };
+  // Board keys every game has (cli/render.py's _BOARD_KEYS): any other scalar is the game's own.
+  const BOARD_KEYS = new Set(["match_id", "rules", "seq", "turn", "turn_player", "chance",
+    "passed", "stage", "buffer", "awaiting_resolution", "once_used", "players", "result",
+    "findings", "view"]);
+  const ZONES_SHOWN = new Set(["deck_count", "deck_known", "life_count", "hand_count",
+    "hand_known", "graveyard", "fog", "field"]);
+  const HEADS = ["character", "card", "ref"];
+
+  // ------------------------------------------------------------------ small helpers
+  function say(key, values) {
+    return String(L[key]).replace(/\{(\w+)\}/g, function (m, k) {
+      return values && Object.prototype.hasOwnProperty.call(values, k) ? String(values[k]) : m;
+    });
+  }
+  // A label with one node put in place of its {name} (the player's name in bold).
+  function sayAround(key, name, node) {
+    const parts = String(L[key]).split("{" + name + "}");
+    const box = document.createDocumentFragment();
+    parts.forEach(function (part, i) {
+      if (i > 0) box.appendChild(node.cloneNode(true));
+      if (part) box.appendChild(document.createTextNode(part));
+    });
+    return box;
+  }
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+  function add(parent) {
+    for (let i = 1; i < arguments.length; i++) {
+      const child = arguments[i];
+      if (child === null || child === undefined) continue;
+      parent.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    }
+    return parent;
+  }
+  function words(key) { return String(key).replace(/_/g, " "); }
+  function isScalar(v) { return typeof v === "string" || typeof v === "number"; }
+  // Suit symbols in a text (a finding's message) in their colour.
+  function suited(text, cls) {
+    const node = el("span", cls);
+    const parts = String(text).split(/([\u2665\u2666])/);
+    for (const part of parts) {
+      if (part === "\u2665" || part === "\u2666") add(node, el("span", "red-suit", part));
+      else if (part) add(node, part);
+    }
+    return node;
+  }
+
+  // ------------------------------------------------------------------ cards
+  function split(shown) {
+    const i = shown.indexOf(":");
+    if (i > 0 && PLAYERS.indexOf(shown.slice(0, i)) >= 0) {
+      return [shown.slice(0, i), shown.slice(i + 1)];
+    }
+    return ["", shown];
+  }
+  function looksLikeCard(raw) {
+    const s = String(raw);
+    return Object.prototype.hasOwnProperty.call(CARDS, s) || split(s)[0] !== "" || s === "?";
+  }
+  // A card as a card: rank and suit in the suit's colour, a back for a hidden card, a
+  // plain card with its name for a game whose cards have names.
+  function card(raw, showOwner) {
+    const s = String(raw);
+    const shown = Object.prototype.hasOwnProperty.call(CARDS, s) ? CARDS[s] : s;
+    const [owner, face] = split(shown);
+    const node = el("span", "card");
+    node.title = shown;
+    node.dataset.card = s;
+    if (showOwner && owner) add(node, el("span", "owner", owner));
+    if (face === "?" || face === "face down") {
+      node.classList.add("back");
+      node.title = face === "?" ? (owner ? owner + ": ?" : "?") : L.face_down;
+      add(node, face === "?" ? "?" : "");
+    } else if (Object.prototype.hasOwnProperty.call(SUITS, face.charAt(0)) && face.length > 1) {
+      node.classList.add("suited", SUITS[face.charAt(0)]);
+      add(node, el("span", "rank", face.slice(1)), el("span", "suit", face.charAt(0)));
+    } else {
+      node.classList.add("plain");
+      add(node, face);
+    }
+    return node;
+  }
+  function cards(list, showOwner) {
+    const box = el("span", "cards");
+    if (!list || list.length === 0) return add(box, el("span", "empty", L.none));
+    for (const c of list) add(box, card(c, showOwner));
+    return box;
+  }
+  // A target or a value: a card when it names one, else a chip (a request id).
+  function thing(v, showOwner) {
+    if (typeof v === "string" && looksLikeCard(v)) return card(v, showOwner);
+    return el("span", "chip", typeof v === "string" ? v : JSON.stringify(v));
+  }
+
+  // ------------------------------------------------------------------ the boards
+  const B = DATA.boards;
+  function boardAt(index) {
+    const row = B.rows[index];
+    const board = {};
+    for (let c = 0; c < B.paths.length; c++) {
+      if (row[c] < 0) continue;
+      const path = B.paths[c];
+      let at = board;
+      for (let k = 0; k < path.length - 1; k++) {
+        if (!at[path[k]]) at[path[k]] = {};
+        at = at[path[k]];
+      }
+      const last = path[path.length - 1];
+      const container = path[0] === "players" && path.length < 3;
+      at[last] = container ? (at[last] || {}) : B.parts[row[c]];
+    }
+    return board;
+  }
+
+  // ------------------------------------------------------------------ the timeline
+  function kind(line) {
+    if (!line) return "other";
+    if (line.type === "request") return "request";
+    if (line.type === "pass") return "pass";
+    if (line.type === "resolve") return "resolve";
+    return "other";
+  }
+  function effectWords(e) {
+    const bits = [e.op];
+    for (const k of Object.keys(e)) {
+      if (k === "op") continue;
+      const v = e[k];
+      bits.push(isScalar(v) ? String(v) : words(k) + " " + JSON.stringify(v));
+    }
+    return bits.join(" ");
+  }
+  function summary(entry) {
+    const box = el("span", "what");
+    if (entry.error !== undefined) return add(box, el("span", "type", L.malformed + ": "), entry.error);
+    const line = entry.line;
+    const who = line.player ? el("span", "who", line.player) : null;
+    switch (line.type) {
+      case "request": {
+        add(box, el("span", "type", line.request + " "), who, " " + line.action);
+        if (line.key_cards && line.key_cards.length) {
+          add(box, " ");
+          for (const c of line.key_cards) add(box, card(c, false));
+        }
+        if (line.targets && line.targets.length) {
+          add(box, " \u2192 ");
+          for (const t of line.targets) add(box, thing(t, true));
+        }
+        return box;
+      }
+      case "pass":
+        return add(box, sayAround("passes_line", "player", who || el("span", "who", "?")));
+      case "resolve": {
+        add(box, el("span", "type", line.request + " "), line.result || L.resolved);
+        if (line.effects && line.effects.length) {
+          add(box, " \u00b7 " + line.effects.map(effectWords).join("; "));
+        }
+        return box;
+      }
+      case "turn_started":
+        return add(box, el("span", "type", L.turn + " " + line.turn + " "), who);
+      default: {
+        add(box, el("span", "type", words(line.type) + " "));
+        if (who) add(box, who, " ");
+        const rest = Object.keys(line).filter(function (k) {
+          return ["seq", "type", "player"].indexOf(k) < 0;
+        });
+        add(box, rest.map(function (k) {
+          const v = line[k];
+          return words(k) + " " + (isScalar(v) ? String(v) : JSON.stringify(v));
+        }).join(" \u00b7 "));
+        return box;
+      }
+    }
+  }
+  // The first line of each seq: a finding is about it (a seq written twice is one line).
+  const firstOfSeq = new Map();
+  LINES.forEach(function (e, i) { if (!firstOfSeq.has(e.seq)) firstOfSeq.set(e.seq, i); });
+  const findingsAt = new Map();
+  for (const f of FINDINGS) {
+    if (!findingsAt.has(f.seq)) findingsAt.set(f.seq, []);
+    findingsAt.get(f.seq).push(f);
+  }
+  const rows = [];
+  function buildTimeline() {
+    const nav = document.getElementById("timeline");
+    add(nav, el("h2", null, L.timeline));
+    LINES.forEach(function (entry, index) {
+      const row = el("div", "tl " + kind(entry.line));
+      row.dataset.index = String(index);
+      row.dataset.seq = String(entry.seq);
+      if (entry.taken_back) { row.classList.add("taken"); row.title = L.taken_back; }
+      const here = findingsAt.get(entry.seq) || [];
+      const first = firstOfSeq.get(entry.seq) === index;
+      const mark = el("span", "mark");
+      if (first && here.length) {
+        const error = here.some(function (f) { return f.severity === "error"; });
+        mark.classList.add(error ? "error" : "warning");
+        mark.textContent = error ? "\u25cf" : "\u25b2";
+        mark.title = here.map(function (f) { return f.code; }).join(", ");
+        row.classList.add("has-finding");
+      }
+      add(row, el("span", "seq", entry.seq), mark, summary(entry));
+      row.addEventListener("click", function () { select(index); });
+      rows.push(row);
+      nav.appendChild(row);
+    });
+  }
+
+  // ------------------------------------------------------------------ the board
+  function request(r, top) {
+    const box = el("div", "req" + (top ? " top" : ""));
+    box.dataset.request = r.request;
+    add(box, el("span", "id", r.request), el("span", null, r.action),
+        el("span", "who", r.controller), el("span", "speed", r.speed + " " + r.timing));
+    if (r.triggered) add(box, el("span", "speed", say("triggered_by", { source: r.source || "?" })));
+    if (r.key_cards && r.key_cards.length) add(box, el("span", "speed", L.key), cards(r.key_cards, false));
+    if (r.targets && r.targets.length) {
+      const t = el("span", "cards");
+      for (const x of r.targets) add(t, thing(x, true));
+      add(box, el("span", "speed", L.targets), t);
+    }
+    return box;
+  }
+  function count(n) {
+    if (n === null || n === undefined) return say("cards", { count: L.unknown });
+    return n === 1 ? L.one_card : say("cards", { count: n });
+  }
+  function zone(label, content) {
+    return add(el("div", "zone"), el("span", "label", label), content);
+  }
+  function counted(n, known) {
+    const box = el("span", "cards");
+    add(box, el("span", null, count(n)));
+    if (known && known.length) add(box, el("span", "note", " " + L.known + ":"), cards(known, false));
+    return box;
+  }
+  function item(it) {
+    const box = el("div", "char");
+    const head = HEADS.find(function (k) { return typeof it[k] === "string"; });
+    const about = [];
+    for (const k of Object.keys(it)) {
+      const v = it[k];
+      if (HEADS.indexOf(k) >= 0 || k === "cards" || k === "size_steps" || v === null || v === false) continue;
+      if (k === "size") about.push(M.size_word + " " + v);
+      else if (k === "face_down") about.push(L.face_down);
+      else if (k === "entered_turn") about.push(say("entered_turn", { turn: v }));
+      else if (v === true) about.push(words(k));
+      else if (k === "state" || k === "kind") about.push(String(v));
+      else if (isScalar(v)) about.push(words(k) + " " + v);
+      else if (Array.isArray(v) && v.every(function (x) { return typeof x === "string"; })) {
+        about.push(words(k) + " " + v.map(function (x) { return CARDS[x] || x; }).join(" "));
+      }
+    }
+    const row = el("span", "cards");
+    if (Array.isArray(it.cards) && it.cards.length) {
+      for (const c of it.cards) add(row, card(c, false));
+    } else if (head) {
+      add(row, card(it[head], false));
+    }
+    add(box, row, " ", el("span", "about", about.join(", ")));
+    if (Array.isArray(it.size_steps) && it.size_steps.length) {
+      add(box, el("div", "about", M.size_word + ": " + it.size_steps.join("; ")));
+    }
+    return box;
+  }
+  function player(name, zones, board) {
+    const box = el("div", "panel player");
+    box.dataset.player = name;
+    const h = add(el("h3"), el("span", null, name));
+    if (board.turn_player === name) add(h, el("span", "badge turn", L.turn_player));
+    if (board.chance === name) add(h, el("span", "badge chance", L.holds_chance));
+    if (board.turn_player !== null && board.turn_player !== undefined) {
+      const passed = (board.passed || []).indexOf(name) >= 0;
+      add(h, el("span", "badge" + (passed ? " passed" : ""), passed ? "\u2713 " + L.passed : L.not_passed));
+    }
+    add(box, h);
+    if ("deck_count" in zones || "life_count" in zones) {
+      add(box, zone("life_count" in zones ? L.life : L.deck, counted(zones.deck_count, zones.deck_known)));
+    }
+    if ("hand_count" in zones) add(box, zone(L.hand, counted(zones.hand_count, zones.hand_known)));
+    if ("graveyard" in zones) add(box, zone(L.graveyard, cards(zones.graveyard, false)));
+    if ("fog" in zones) add(box, zone(L.fog, cards(zones.fog, false)));
+    for (const key of Object.keys(zones)) {
+      const v = zones[key];
+      if (ZONES_SHOWN.has(key) || typeof v === "boolean" || v === null) continue;
+      if (Array.isArray(v) && v.every(function (x) { return typeof x === "string"; })) {
+        add(box, zone(words(key), cards(v, false)));
+      } else if (Array.isArray(v)) {
+        const list = el("div");
+        if (!v.length) add(list, el("span", "empty", L.none));
+        for (const it of v) if (it && typeof it === "object") add(list, item(it));
+        add(box, zone(words(key), list));
+      } else if (isScalar(v)) {
+        add(box, zone(words(key), el("span", null, String(v))));
+      }
+    }
+    if (Array.isArray(zones.field)) {
+      const list = el("div");
+      if (!zones.field.length) add(list, el("span", "empty", L.none));
+      for (const ch of zones.field) add(list, item(ch));
+      add(box, zone(L.field, list));
+    }
+    return box;
+  }
+  function findingBox(f, jump) {
+    const box = el("div", "finding " + f.severity + (jump ? " jump" : ""));
+    box.dataset.code = f.code;
+    box.dataset.seq = String(f.seq);
+    add(box, el("span", "sev", f.severity), " ", el("span", "code", f.code), " ",
+        el("span", "note", L.line + " " + f.seq));
+    if (jump) {  // the list of all findings: one line each, a click goes to its line
+      add(box, " ", suited(f.message, "message"));
+      box.addEventListener("click", function () { select(indexOfSeq(f.seq)); });
+      return box;
+    }
+    const dl = el("dl");
+    add(dl, el("dt", null, L.rule), add(el("dd"), el("b", null, f.rule + ": "), f.statement));
+    add(dl, el("dt", null, L.finding), add(el("dd"), suited(f.message, "message")));
+    if (f.expected !== undefined) {
+      add(dl, el("dt", null, L.expected), add(el("dd"), suited(f.expected, "expected")));
+      add(dl, el("dt", null, L.recorded), add(el("dd"), suited(f.actual, "actual")));
+    }
+    add(box, dl);
+    return box;
+  }
+  function renderBoard(index) {
+    const entry = LINES[index];
+    const b = boardAt(index);
+    const root = document.getElementById("board");
+    root.textContent = "";
+    const status = el("div", "status");
+    status.id = "status";
+    add(status, el("span", "after", say("board_after", { seq: entry.seq })));
+    if (b.turn_player === null || b.turn_player === undefined) {
+      add(status, el("span", "empty", L.not_started));
+    } else {
+      const chance = el("span", "chance", L.chance + ": " + b.chance);
+      chance.id = "chance";
+      chance.dataset.player = b.chance || "";
+      const passed = el("span", null, L.passes + ": " + ((b.passed || []).join(", ") || L.none));
+      passed.id = "passed";
+      add(status, el("span", null, L.turn + " " + b.turn), el("span", null, L.turn_player + ": " + b.turn_player),
+          chance, passed);
+    }
+    for (const k of Object.keys(b)) {
+      if (!BOARD_KEYS.has(k) && isScalar(b[k])) add(status, el("span", null, words(k) + " " + b[k]));
+    }
+    if (M.view !== "judge") add(status, el("span", "note", say("seen_by", { viewer: M.view })));
+    add(root, status);
+
+    const top = el("div", "row");
+    const stage = el("div", "panel grow");
+    stage.id = "stage";
+    add(stage, el("h2", null, L.stage));
+    const stack = el("div", "stack");
+    const reqs = b.stage || [];
+    if (!reqs.length) add(stack, el("div", "empty", L.stage_empty));
+    else {
+      add(stack, el("div", "end", L.stage_top));
+      for (let i = reqs.length - 1; i >= 0; i--) add(stack, request(reqs[i], i === reqs.length - 1));
+      add(stack, el("div", "end", L.stage_bottom));
+    }
+    add(stage, stack);
+    const buffer = el("div", "panel grow");
+    buffer.id = "buffer";
+    add(buffer, el("h2", null, L.buffer));
+    const buf = el("div", "stack");
+    if (!(b.buffer || []).length) add(buf, el("div", "empty", L.buffer_empty));
+    for (const r of b.buffer || []) add(buf, request(r, false));
+    add(buffer, buf);
+    if (b.awaiting_resolution) add(buffer, el("div", "note", say("waiting", { request: b.awaiting_resolution })));
+    const once = b.once_used || {};
+    const used = Object.keys(once).map(function (p) { return p + ": " + once[p].join(", "); });
+    if (used.length) add(buffer, el("div", "note", L.once_used + ": " + used.join("; ")));
+    add(top, stage, buffer);
+    add(root, top);
+
+    const here = el("div", "panel");
+    here.id = "findings-here";
+    add(here, el("h2", null, L.findings_here));
+    const mine = firstOfSeq.get(entry.seq) === index ? (findingsAt.get(entry.seq) || []) : [];
+    if (!mine.length) add(here, el("div", "empty", L.no_findings_here));
+    for (const f of mine) add(here, findingBox(f, false));
+    const sofar = FINDINGS.filter(function (f) { return f.seq <= entry.seq; });
+    const errors = sofar.filter(function (f) { return f.severity === "error"; }).length;
+    add(here, el("div", "note", say("findings_so_far", { count: sofar.length, errors: errors })));
+    add(root, here);
+
+    const players = el("div", "players");
+    players.id = "players";
+    const zones = b.players || {};
+    for (const name of Object.keys(zones)) add(players, player(name, zones[name], b));
+    add(root, add(el("div", "row"), add(el("div", "grow"), players)));
+
+    const all = el("div", "panel");
+    all.id = "findings-all";
+    add(all, el("h2", null, L.findings_all));
+    if (!FINDINGS.length) add(all, el("div", "empty", L.no_findings));
+    for (const f of FINDINGS) add(all, findingBox(f, true));
+    add(all, el("div", "note", L.result + ": " + M.result));
+    for (const n of M.notes) add(all, el("div", "note", n));
+    add(root, all);
+
+    const detail = el("div", "panel");
+    detail.id = "line";
+    add(detail, el("h2", null, say("the_line", { seq: entry.seq }) + (entry.taken_back ? " (" + L.taken_back + ")" : "")));
+    add(detail, el("pre", "line", entry.error !== undefined ? entry.error : JSON.stringify(entry.line)));
+    add(root, detail);
+  }
+
+  // ------------------------------------------------------------------ selection
+  let current = -1;
+  function indexOfSeq(seq) {
+    return firstOfSeq.has(seq) ? firstOfSeq.get(seq) : 0;
+  }
+  function select(index) {
+    index = Math.max(0, Math.min(LINES.length - 1, index));
+    if (current >= 0) rows[current].classList.remove("selected");
+    current = index;
+    const row = rows[index];
+    row.classList.add("selected");
+    row.scrollIntoView({ block: "nearest" });
+    document.body.dataset.index = String(index);
+    document.body.dataset.seq = String(LINES[index].seq);
+    renderBoard(index);
+    if (history.replaceState) {
+      try { history.replaceState(null, "", "#" + LINES[index].seq); } catch (e) { /* file: */ }
+    }
+  }
+  function onKey(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    let to = null;
+    switch (event.key) {
+      case "ArrowRight": case "ArrowDown": case "j": to = current + 1; break;
+      case "ArrowLeft": case "ArrowUp": case "k": to = current - 1; break;
+      case "Home": to = 0; break;
+      case "End": to = LINES.length - 1; break;
+      default: return;
+    }
+    event.preventDefault();
+    select(to);
+  }
+
+  function buildHead() {
+    const head = document.getElementById("head");
+    const viewText = M.view === "judge" ? L.view_judge
+      : M.view === "spectator" ? L.view_spectator : say("view_player", { viewer: M.view });
+    const source = M.source.log !== undefined ? L.source_log + " " + M.source.log
+      : M.source.store !== undefined ? L.source_store + " " + M.source.store : "";
+    add(head, el("h1", null, L.match + " " + M.match_id),
+        el("span", "meta", M.game + " \u00b7 " + M.rules + " \u00b7 " + PLAYERS.join(" v ")),
+        el("span", "meta", L.view + ": " + viewText),
+        source ? el("span", "meta", source) : null,
+        el("span", "meta", L.result + ": " + M.result),
+        el("span", "keys", L.keys));
+    document.title = L.match + " " + M.match_id + " \u00b7 " + L.title;
+  }
+
+  buildHead();
+  buildTimeline();
+  document.addEventListener("keydown", onKey);
+  // OUT.html#11 opens at line 11 (and a new #seq typed in the address bar goes there).
+  function fromHash() {
+    const wanted = parseInt(String(location.hash).replace(/^#/, ""), 10);
+    return isNaN(wanted) ? 0 : indexOfSeq(wanted);
+  }
+  window.addEventListener("hashchange", function () { select(fromHash()); });
+  select(fromHash());
+  document.getElementById("timeline").focus();
+  document.body.dataset.ready = "1";
+})();
