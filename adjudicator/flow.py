@@ -233,7 +233,7 @@ class CoreFlow:
         return self._since(start)
 
     # ------------------------------------------------------------------ as played
-    def repair(self, kind: str, seq: int) -> bool:
+    def repair(self, kind: str, seq: int, line: LogLine | None = None) -> bool:
         """Take the table as it played before line ``seq``, after a departure the lines
         that follow show (docs/decisions.md, "Root cause first"); False if ``kind`` does not
         fit the table now. One finding at ``seq`` says what the table did and what the
@@ -243,7 +243,9 @@ class CoreFlow:
           wrote a line for, was skipped: taken as resolved with no choices (a Block
           nobody declared), and what that resolution triggers follows.
         - ``left``: the requests on the stage never resolved: the table went on as if
-          they had left it (a request a Counter did not negate, believed negated).
+          they had left it (a request a Counter did not negate, believed negated). Only
+          before what only an empty stage allows (``line``): a main-timing request, or
+          the chance recorded going to the turn player.
         """
         if not self.stage or self.pending_decisions() or self.result is not None:
             return False
@@ -267,6 +269,10 @@ class CoreFlow:
                            expected=f"resolve {req.id}", actual="skipped")
             return True
         if kind == "left":
+            action = self.rules.action(line.action) if isinstance(line, Request) else None
+            to_turn_player = isinstance(line, ChanceMoved) and line.to == self.turn_player
+            if not to_turn_player and (action is None or action.timing != "main"):
+                return False
             left = list(self.stage)
             for req in left:
                 self.stage.remove(req)

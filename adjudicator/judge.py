@@ -175,7 +175,7 @@ def repair_at(flow: CoreFlow, pairs: Pairs, i: int, repairs: dict[int, str]) -> 
     kind = repairs.get(i)
     item = pairs[i][1]
     if kind is not None and not isinstance(item, LineError):
-        flow.repair(kind, item.seq)
+        flow.repair(kind, item.seq, item)
 
 REPAIRS = ("skipped", "left")
 """How a table commonly goes on after a departure, tried in this order at a line that
@@ -236,12 +236,26 @@ def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[dict[int, str], _Run]
         at = todo[0]
         tried.add(at)
         for kind in REPAIRS:
+            if kind == "left" and _named_later(pairs, at, replay(pairs, skipped, repairs,
+                                                                  upto=at).flow):
+                continue  # the table comes back to them: they did not leave the stage
             trial = replay(pairs, skipped, {**repairs, at: kind})
             if at not in trial.erring and trial.errors <= run.errors:
                 repairs[at] = kind
                 run = trial
                 break
     return repairs, run
+
+
+def _named_later(pairs: Pairs, at: int, flow: CoreFlow) -> bool:
+    """Whether a line from position ``at`` on names a request on the stage of ``flow``."""
+    ids = {r.id for r in flow.stage}
+    for _no, item in pairs[at:]:
+        if isinstance(item, LineError):
+            continue
+        if getattr(item, "request", None) in ids or ids & set(getattr(item, "targets", ())):
+            return True
+    return False
 
 
 def _judge(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:

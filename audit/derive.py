@@ -189,7 +189,7 @@ class _Deriver:
             turn_before[seq] = flow.turn
             turn_player_before = flow.turn_player
             if i in repairs:
-                flow.repair(repairs[i], seq)
+                flow.repair(repairs[i], seq, line)
             flow.feed(line)
             # Requests that left the stage, the buffer or the instant wait with this line.
             now_live = list(flow.stage) + list(flow.buffer)

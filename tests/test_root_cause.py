@@ -23,7 +23,7 @@ import pytest
 from coreflow_judge.adjudicator.flow import CoreFlow
 from coreflow_judge.adjudicator.games.blackpoker.simulate import _Simulator
 from coreflow_judge.adjudicator.judge import judge_lines
-from coreflow_judge.events.models import LogLine, Resolve
+from coreflow_judge.events.models import LogLine, Request, Resolve
 from coreflow_judge.projections.board import BoardProjector
 
 KINDS = {"left": "order.request-never-resolved", "skipped": "order.trigger-missed"}
@@ -36,7 +36,11 @@ def _believe(flow: CoreFlow, kind: str, last: LogLine | None) -> str | None:
         return None
     top = flow.stage[-1]
     if kind == "left" and isinstance(last, Resolve) and not flow.passed:
-        return top.id if flow.repair("left", flow.next_seq) else None
+        # The table goes on with a main-timing request (End here stands for any): what
+        # only an empty stage allows.
+        probe = Request(seq=flow.next_seq, request="?", player=flow.turn_player or "",
+                        action="end")
+        return top.id if flow.repair("left", flow.next_seq, probe) else None
     if kind == "skipped" and top.triggered and not top.passed_over:
         top.staged_in_log = False  # the table writes no line for it
         return top.id if flow.repair("skipped", flow.next_seq) else None

@@ -140,27 +140,29 @@ def test_a_name_that_is_a_file_and_a_recorded_match(tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("COREFLOW_STORE", raising=False)
     assert invoke("record", DISPUTED).exit_code == 0  # ./coreflow.db, match demo-1
-    shutil.copy(DISPUTED, tmp_path / "demo-1")  # the sparse log: 12 lines, the match has 20
+    shutil.copy(DISPUTED, tmp_path / "demo-1")  # the sparse log; the match is recorded too
+    # Which was taken shows in the report's source: "log" for the file, "store" for the
+    # recorded match (both count the table's 12 lines: the record keeps their numbers).
     r = invoke("judge", "demo-1", "--format", "json")
-    assert json.loads(r.stdout)["events"] == 12
+    assert json.loads(r.stdout)["log"] == "demo-1"
     assert one_line(r.stderr) == (
         "coreflow: note: 'demo-1' is both a file here and a match recorded in ./coreflow.db; "
         "judging the file (--store ./coreflow.db demo-1 names the recorded match)")
     r = invoke("judge", "demo-1", "--store", "./coreflow.db", "--format", "json")
-    assert json.loads(r.stdout)["events"] == 20
+    assert json.loads(r.stdout)["store"] == "./coreflow.db"
     assert one_line(r.stderr) == (
         "coreflow: note: 'demo-1' is both a file here and a match recorded in ./coreflow.db; "
         "judging the recorded match (./demo-1 names the file)")
     r = invoke("judge", "./demo-1", "--store", "./coreflow.db", "--format", "json")
-    assert json.loads(r.stdout)["events"] == 12 and r.stderr == ""
+    assert json.loads(r.stdout)["log"] == "demo-1" and r.stderr == ""
     r = invoke("board", "demo-1", "--format", "json")
-    assert json.loads(r.stdout)["seq"] == 12
+    assert json.loads(r.stdout)["log"] == "demo-1"
     assert "showing the file" in one_line(r.stderr)
     r = invoke("board", "demo-1", "--store", "./coreflow.db", "--format", "json")
-    assert json.loads(r.stdout)["seq"] == 20
+    assert json.loads(r.stdout)["store"] == "./coreflow.db"
     assert "showing the recorded match" in one_line(r.stderr)
     r = invoke("board", "./demo-1", "--store", "./coreflow.db", "--format", "json")
-    assert json.loads(r.stdout)["seq"] == 12 and r.stderr == ""
+    assert json.loads(r.stdout)["log"] == "demo-1" and r.stderr == ""
 
 
 def test_recording_a_different_log_under_a_recorded_id(tmp_path: Path) -> None:
