@@ -107,3 +107,78 @@ def test_the_language_comes_from_the_option_then_the_environment(
     with pytest.raises(UnknownLanguage, match="COREFLOW_LANG 'ja_JP.UTF-8'"):
         language(None)
     assert width("場 a") == 4
+
+
+# ------------------------------------------------------------------ the real command
+
+
+def test_judge_lang_ja_writes_the_report_in_japanese_and_keeps_the_english_finding() -> None:
+    done = coreflow("judge", DISPUTED, "--lang", "ja")
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("対戦 demo-1  (blackpoker/9.0, 12行)")
+    block = lines[lines.index("seq 11  legality.effect-mismatch  [エラー]"):][:6]
+    assert block[1] == "  意味      記録された結果がルールによる結果と異なる"
+    assert block[2] == ("  規則      bp4.3.3: リクエストの解決では、効果に書かれたことを過不足なく"
+                        "実行する。")
+    assert block[3].startswith("  指摘(英)  The recorded effects of Counter differ")
+    assert block[5] == "  記録値    negate r2"
+    assert lines[-2:] == ["結果: 未決着（ルールが勝敗を決める前にログが終わっている）",
+                          "エラー 1件、警告 2件"]
+    # COREFLOW_LANG gives the same report; --lang overrides it.
+    assert coreflow("judge", DISPUTED, env={LANG_ENV_VAR: "ja"}).stdout == done.stdout
+    english = coreflow("judge", DISPUTED, "--lang", "en", env={LANG_ENV_VAR: "ja"})
+    assert english.stdout == coreflow("judge", DISPUTED).stdout
+    assert "finding   The recorded effects of Counter" in english.stdout
+    assert not JAPANESE.search(english.stdout.replace("スルー", ""))
+
+
+def test_board_lang_ja_names_actions_characters_and_zones_from_the_edition_data() -> None:
+    done = coreflow("board", DISPUTED, "--at", "8", "--lang", "ja")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:7] == [
+        "対戦 demo-1  (blackpoker/9.0)  seq 8 の後の盤面",
+        "ターン 1 · ターンプレイヤー alice · チャンス bob · パス済み: -",
+        "ステージ（下から上へ）:",
+        "  1. r2 兵士召喚 (alice, 通常 メイン) · キーカード alice:♠9",
+        "  2. r3 カウンター (bob, 通常 クイック) · キーカード bob:♣3 · 対象 r2",
+        "バッファ: 空",
+        "1ターンに1回、使用済み: alice: 防壁設置",
+    ]
+    assert "  ライフ    不明" in lines and "  手札      6枚" in lines
+    assert "    alice:♥2: 防壁, ドライブ, 裏向き, ターン1に登場 [♥2]" in lines
+    assert lines[-2:] == ["結果: 未決着", "ここまでの指摘: 2件（エラー 0件）"]
+
+
+def test_the_boards_of_the_other_games_read_in_japanese() -> None:
+    dm = coreflow("board", ROOT / "fixtures/rulings/duel_masters/cross-gear-stays-uncrossed.jsonl",
+                  "--lang", "ja").stdout.splitlines()
+    assert "ステップ メイン · マナチャージ済み 0" in dm
+    assert any(line.startswith("  シールド") and line.endswith(" 5") for line in dm)
+    assert ("    alice:imp#2: Ash Imp, アンタップ, パワー 3000, ターン7に登場 "
+            "[imp#2 sunblade#1]") in dm
+    il = coreflow("board", ROOT / "fixtures/rulings/i_language/ability-timing-not-main.jsonl",
+                  "--lang", "ja").stdout.splitlines()
+    assert "    bob:squire: コスト 120, 攻撃力 20, 耐久力 0, 破壊" in il
+
+
+def test_json_is_the_same_in_every_language() -> None:
+    for command in (("judge", DISPUTED), ("board", DISPUTED, "--at", "8")):
+        plain = coreflow(*command, "--format", "json")
+        assert coreflow(*command, "--format", "json", "--lang", "ja").stdout == plain.stdout
+        assert coreflow(*command, "--format", "json", env={LANG_ENV_VAR: "ja"}).stdout \
+            == plain.stdout
+
+
+@pytest.mark.parametrize("how", ["option", "environment"])
+def test_an_unknown_language_is_one_line_and_exit_2(how: str) -> None:
+    if how == "option":
+        done = coreflow("board", DISPUTED, "--lang", "fr")
+        assert done.stderr == ("coreflow: --lang 'fr': not a language coreflow writes "
+                               "(one of: en, ja)\n")
+    else:
+        done = coreflow("judge", DISPUTED, env={LANG_ENV_VAR: "ja_JP.UTF-8"})
+        assert done.stderr == ("coreflow: COREFLOW_LANG 'ja_JP.UTF-8': not a language "
+                               "coreflow writes (one of: en, ja)\n")
+    assert done.returncode == 2 and done.stdout == ""
