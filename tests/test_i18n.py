@@ -182,3 +182,72 @@ def test_an_unknown_language_is_one_line_and_exit_2(how: str) -> None:
         assert done.stderr == ("coreflow: COREFLOW_LANG 'ja_JP.UTF-8': not a language "
                                "coreflow writes (one of: en, ja)\n")
     assert done.returncode == 2 and done.stdout == ""
+
+
+PLAY_SESSION = """\
+start alice
+alice 防壁設置 L card=alice:H2
+resolve r1
+alice summon_soldier S9 B:H2 L
+bob pass
+alice pass
+bob pass
+resolve r2
+help
+board
+undo 間違い
+"""
+
+
+def test_play_lang_ja_answers_in_japanese(tmp_path: Path) -> None:
+    store = tmp_path / "table.db"
+    done = coreflow("play", "--store", store, "--match-id", "j1", "--rules", "9.0",
+                    "--player", "alice", "--player", "bob", "--lang", "ja",
+                    stdin=PLAY_SESSION)
+    assert done.returncode == 1  # bob's pass without the chance is refused
+    answers = done.stdout.splitlines()
+    assert answers[0] == "ok 1: 対戦 j1 を開始（blackpoker/9.0, lite, alice v bob）"
+    assert answers[1].startswith("ok 2: ゲーム開始、先攻 alice; 警告 log.choice-missing"
+                                 "（ルールが求める選択が記録されていない）")
+    assert "ok 5: alice が 防壁設置 を r1 としてリクエスト (L:alice:?)" in answers[2]
+    assert "ok 7: alice が 兵士召喚 を r2 としてリクエスト (alice:S9 B:alice:H2 L:alice:?)" \
+        in answers
+    refused = [a for a in answers if a.startswith("拒否: ")]
+    assert refused == ["拒否: timing.no-chance（チャンスを持っていないプレイヤーのリクエスト"
+                       "またはパス）: bob passed without holding the chance（何も記録していない）"]
+    assert any(a.startswith("ok 13: r2 解決") for a in answers)
+    assert "コマンド:" in answers and "ステージ（下から上へ）: 空" in answers
+    assert "    alice:♠9: 一般兵, チャージ, サイズ 9, ターン1に登場 [♠9]" in answers
+    assert answers[-1] == "ok 14: 取り消し: 1行（卓はそれより前から続く）"
+    # The same session in English: the same lines recorded, the answers in English.
+    english = coreflow("play", "--store", tmp_path / "en.db", "--match-id", "j1", "--rules",
+                       "9.0", "--player", "alice", "--player", "bob", stdin=PLAY_SESSION)
+    assert english.stdout.splitlines()[0] == "ok 1: match j1 started (blackpoker/9.0, lite, " \
+        "alice v bob)"
+    mine = json_lines(coreflow("log", "j1", "--store", store).stdout)
+    theirs = json_lines(coreflow("log", "j1", "--store", tmp_path / "en.db").stdout)
+    assert [(d["type"], d.get("action")) for d in mine] == \
+        [(d["type"], d.get("action")) for d in theirs]
+
+
+def json_lines(text: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_play_json_answers_are_the_same_in_every_language(tmp_path: Path) -> None:
+    def answers(store: str, *extra: str) -> list[dict[str, object]]:
+        done = coreflow("play", "--store", tmp_path / store, "--match-id", "j2", "--rules",
+                        "9.0", "--player", "alice", "--player", "bob", "--format", "json",
+                        *extra, stdin=PLAY_SESSION.replace("undo 間違い\n", ""))
+        return [{k: v for k, v in a.items() if k != "stored"}
+                for a in json_lines(done.stdout)]
+
+    plain = answers("b.db")
+    assert len(plain) == 11 and answers("a.db", "--lang", "ja") == plain
+
+
+def test_play_refuses_an_unknown_language_before_it_opens_the_store(tmp_path: Path) -> None:
+    done = coreflow("play", "--store", tmp_path / "never.db", "--lang", "xx", stdin="")
+    assert done.returncode == 2
+    assert done.stderr == "coreflow: --lang 'xx': not a language coreflow writes (one of: en, ja)\n"
+    assert not (tmp_path / "never.db").exists()
