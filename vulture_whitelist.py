@@ -50,3 +50,9 @@ _.collect
 _.runtest
 _.reportinfo
 _.style
+# cli.session.Session.take: the table's commands, found by name (``cmd_`` + the word typed).
+_.cmd_help
+_.cmd_legal
+_.cmd_actions
+_.cmd_board
+_.cmd_exit
