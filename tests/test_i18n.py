@@ -251,3 +251,21 @@ def test_play_refuses_an_unknown_language_before_it_opens_the_store(tmp_path: Pa
     assert done.returncode == 2
     assert done.stderr == "coreflow: --lang 'xx': not a language coreflow writes (one of: en, ja)\n"
     assert not (tmp_path / "never.db").exists()
+
+
+def test_readme_japanese_example_is_what_the_cli_prints() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    marker = "`coreflow judge\nfixtures/examples/disputed-counter.jsonl --lang ja` prints:"
+    start = text.index("```text\n", text.index(marker)) + len("```text\n")
+    shown = text[start:text.index("```", start)]
+    done = subprocess.run(
+        [sys.executable, "-c", "from coreflow_judge.cli.main import app; app()", "judge",
+         "fixtures/examples/disputed-counter.jsonl", "--lang", "ja"],
+        cwd=ROOT, text=True, capture_output=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1 and shown == done.stdout
+
+
+def test_the_cli_names_the_same_environment_variable() -> None:
+    from coreflow_judge.cli import i18n, main
+
+    assert main.LANG_ENV_VAR == i18n.LANG_ENV_VAR == "COREFLOW_LANG"
