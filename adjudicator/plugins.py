@@ -93,6 +93,9 @@ class GamePlugin:
     constant_parts: Callable[[Any], Iterable[object]] = _shares_nothing
     """The parts of a match's rules module that never change once it is built (edition
     data, action definitions, policies): board checkpoints share them, never copy them."""
+    fixtures_by_format: bool = False
+    """Its ruling fixtures are kept one folder per format (``fixtures/rulings/<format>``)
+    rather than in one folder named by its id: where ``coreflow fixture new`` puts one."""
     bare_editions: bool = False
     """Its editions may be named alone (``--rules 9.0``); at most one game says so."""
     disclosure_from: Callable[[], Disclosure] = Disclosure

@@ -34,9 +34,6 @@ if TYPE_CHECKING:
 
 EXPECTED_SUFFIX = ".expected.json"
 DEFAULT_DIR = Path("fixtures") / "rulings"
-#: Games whose fixtures are kept one folder per format (BlackPoker's came first, a folder
-#: per format); every other game's are kept in one folder named by its id.
-BY_FORMAT = frozenset({"blackpoker"})
 #: Board keys left out of a frozen board: they repeat the findings or the header.
 _BOARD_SKIP = ("findings", "match_id", "rules")
 #: The judge's reports on fixture logs this process has judged: log path -> (the file's
@@ -157,10 +154,14 @@ def board_at(log: Path, seq: int) -> dict[str, Any]:
 
 def game_folder(report: Report) -> Path:
     """Where a new fixture of this match goes by default: ``fixtures/rulings/<format>``
-    for a game kept by format (:data:`BY_FORMAT`), else ``fixtures/rulings/<game>``."""
+    for a game that keeps its fixtures by format (:attr:`GamePlugin.fixtures_by_format
+    <adjudicator.plugins.GamePlugin.fixtures_by_format>`), else ``fixtures/rulings/<game>``."""
+    from coreflow_judge.adjudicator.plugins import game_plugin, is_registered
+
     game = report.rules.partition("/")[0]
     fmt = report.flow.header.format if report.flow is not None else None
-    return DEFAULT_DIR / (fmt if game in BY_FORMAT and fmt else game)
+    by_format = is_registered(game) and game_plugin(game).fixtures_by_format
+    return DEFAULT_DIR / (fmt if by_format and fmt else game)
 
 
 def check_name(name: str) -> str:

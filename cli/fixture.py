@@ -24,12 +24,13 @@ def new_command(
         metavar="LOG|MATCH_ID", help="The disputed match: a log file, or the id of a match "
         "recorded in the store.", show_default=False)],
     name: Annotated[str, typer.Option(
-        "--name", help="The fixture's file name (a plain file name, no suffix).",
+        "--name", metavar="NAME", help="The fixture's file name (a plain file name, no suffix).",
         show_default=False)],
     at: Annotated[int | None, typer.Option(
         "--at", metavar="SEQ", help="The disputed line: the board after it is frozen too "
         "(besides the final board) and checked by fixture check.", show_default=False)] = None,
-    note: Annotated[str, typer.Option("--note", help="The dispute and the agreed ruling.")] = "",
+    note: Annotated[str, typer.Option("--note", metavar="TEXT",
+                                      help="The dispute and the agreed ruling.")] = "",
     directory: Annotated[Path | None, typer.Option(
         "--dir", metavar="DIR", help=f"Where to write it [default: the game's folder, "
         f"{DEFAULT_DIR}/<format> for BlackPoker (lite, standard, pro, master, extra), "

@@ -174,6 +174,7 @@ GAME = GamePlugin(
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions", "after", "on_event",
                                        "ng_ranks", "format"),
     bare_editions=True,
+    fixtures_by_format=True,
     codes=CODES,
     codes_ja=CODES_JA,
     rule_statements_ja=RULE_STATEMENTS_JA,
