@@ -51,8 +51,7 @@ _.collect
 _.runtest
 _.reportinfo
 _.style
-# cli/session.py: coreflow play's session runs a typed command by its name
-# (getattr(self, f"cmd_{word}")).
+# cli.session.Session.take: the table's commands, found by name (``cmd_`` + the word typed).
 _.cmd_help
 _.cmd_legal
 _.cmd_actions

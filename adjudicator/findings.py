@@ -61,6 +61,55 @@ CODES: dict[str, tuple[Severity, str]] = {
 }
 
 
+#: code -> the same one-line meaning in Japanese (written for this tool; the test
+#: tests/test_i18n.py checks that every code of the catalogue has one).
+CODES_JA: dict[str, str] = {
+    "log.malformed": "行が正しいJSONでないか、正しいイベントになっていない",
+    "log.seq-gap": "seq が 1, 2, 3, … の順に並んでいない",
+    "log.unknown-ref": "存在しないプレイヤー・カード・リクエストを指している",
+    "log.after-game-end": "game_ended の行の後にゲームのイベントがある",
+    "log.choice-missing": "ルールが求める選択が記録されていない",
+    "log.call-ambiguous": "省略の宣言（スルーなど）が、それが表すはずのパスとして読めない",
+    "log.claim-mismatch": "リクエストに書かれたスピードやタイミングがアクションの定義と食い違う",
+    "log.taken-back": "卓上の訂正（取り消し）で取り消された行：判定の対象外",
+    "log.hidden-info": "判定がログに現れないカードや枚数に左右される",
+    "timing.no-chance": "チャンスを持っていないプレイヤーのリクエストまたはパス",
+    "timing.main-not-turn-player": ("ターンプレイヤーでないプレイヤーによる"
+                                    "メインタイミングのリクエスト"),
+    "timing.main-stage-not-empty": "ステージにリクエストがある間のメインタイミングのリクエスト",
+    "timing.not-directly-actionable": "ルールだけが起こせるアクションをプレイヤーがリクエストした",
+    "timing.once-per-turn": "1ターンに1回のアクションを同じターンに2回行った",
+    "timing.resolved-before-all-passed": "全プレイヤーがパスする前に解決された",
+    "timing.chance-wrong-player": "記録されたチャンスの移動先が誤っている",
+    "order.stage-not-lifo": "ステージのリクエストが、後から積まれたリクエストより先に解決された",
+    "order.trigger-turn-order": "誘発したリクエストがターン順どおりに処理されていない",
+    "order.trigger-instant-before-normal": "即時の誘発より先に通常の誘発がステージに置かれた",
+    "order.trigger-main-before-quick": "メインの誘発より先にクイックの誘発が処理された",
+    "order.main-trigger-not-discarded": ("空でないステージにメインタイミングの誘発が"
+                                         "置かれた（破棄すべき）"),
+    "order.trigger-wrongly-discarded": "空のステージで誘発したリクエストが破棄された",
+    "order.trigger-missed": "誘発条件を満たしたのに、そのリクエストが記録されていない",
+    "order.trigger-spurious": "誘発条件を満たしていないのに誘発したリクエストが記録された",
+    "order.instant-before-own-trigger": ("コストで誘発した即時のリクエストが早すぎる時点で"
+                                         "解決された"),
+    "order.win-check-missed": "勝敗が決まった後もゲームが続けられた",
+    "precedence.scope-order": "能力が適用範囲の順に適用されていない",
+    "precedence.timestamp-order": "同じ適用範囲の能力がタイムスタンプの順に適用されていない",
+    "precedence.prohibition-over-permission": "「できる」が「できない」より優先された",
+    "precedence.value-mismatch": "記録された値が計算した値と異なる",
+    "legality.unknown-action": "フォーマットのアクション一覧にないアクション",
+    "legality.cost-unpaid": "コストが支払われていない、または正しく支払われていない",
+    "legality.key-card-invalid": "キーカードがない、または条件を満たしていない",
+    "legality.target-invalid": "対象が対象条件を満たしていない",
+    "legality.fizzle-not-applied": "対象がなくなったのに効果が適用された",
+    "legality.partial-not-applied": "可能な部分だけの実行が行われていない、または行われすぎた",
+    "legality.choice-invalid": "解決時の選択が許されていない",
+    "legality.effect-mismatch": "記録された結果がルールによる結果と異なる",
+    "legality.key-card-not-to-graveyard": "キーカードが墓地に移されていない",
+    "legality.result-mismatch": "記録されたゲームの結果がルールによる結果と異なる",
+}
+
+
 @dataclass(slots=True)
 class Finding:
     """One departure from the rules, tied to the log line (``seq``) it is about."""
@@ -117,6 +166,20 @@ def code_entry(code: str) -> tuple[Severity, str] | None:
     from coreflow_judge.adjudicator.plugins import game_code  # the registry loads games
 
     return game_code(code)
+
+
+def meaning(code: str, lang: str = "en") -> str | None:
+    """The one-line meaning of a code in ``lang`` (``en`` or ``ja``); None for a code no
+    catalogue holds, or a game's code it gives no Japanese for."""
+    if lang == "ja":
+        text = CODES_JA.get(code)
+        if text is not None:
+            return text
+        from coreflow_judge.adjudicator.plugins import game_code_ja
+
+        return game_code_ja(code)
+    entry = code_entry(code)
+    return entry[1] if entry is not None else None
 
 
 def catalogue() -> dict[str, tuple[Severity, str]]:

@@ -75,6 +75,10 @@ class GamePlugin:
     """The game's own finding codes: code -> (default severity, one-line meaning)."""
     rule_statements: Mapping[str, str] = field(default_factory=dict)
     """One plain-English line per rule reference of the game's rule book it cites."""
+    codes_ja: Mapping[str, str] = field(default_factory=dict)
+    """The one-line meaning of each of :attr:`codes` in Japanese (``--lang ja``)."""
+    rule_statements_ja: Mapping[str, str] = field(default_factory=dict)
+    """Each of :attr:`rule_statements` written in Japanese (``--lang ja``)."""
     rule_prefix: str = ""
     """How the game's rule references begin (a reference the statements lack is then
     named as one of the game's)."""
@@ -89,6 +93,9 @@ class GamePlugin:
     constant_parts: Callable[[Any], Iterable[object]] = _shares_nothing
     """The parts of a match's rules module that never change once it is built (edition
     data, action definitions, policies): board checkpoints share them, never copy them."""
+    fixtures_by_format: bool = False
+    """Its ruling fixtures are kept one folder per format (``fixtures/rulings/<format>``)
+    rather than in one folder named by its id: where ``coreflow fixture new`` puts one."""
     bare_editions: bool = False
     """Its editions may be named alone (``--rules 9.0``); at most one game says so."""
     disclosure_from: Callable[[], Disclosure] = Disclosure
@@ -116,6 +123,9 @@ class GamePlugin:
         object.__setattr__(self, "codes", MappingProxyType(dict(self.codes)))
         object.__setattr__(self, "rule_statements",
                            MappingProxyType(dict(self.rule_statements)))
+        object.__setattr__(self, "codes_ja", MappingProxyType(dict(self.codes_ja)))
+        object.__setattr__(self, "rule_statements_ja",
+                           MappingProxyType(dict(self.rule_statements_ja)))
 
     @property
     def disclosure(self) -> Disclosure:
@@ -236,6 +246,13 @@ def game_code(code: str) -> tuple[Severity, str] | None:
             return plugin.codes[code]
     return None
 
+
+def game_code_ja(code: str) -> str | None:
+    """A registered game's finding code's Japanese meaning, or None."""
+    for plugin in loaded_games() + games():
+        if code in plugin.codes_ja:
+            return plugin.codes_ja[code]
+    return None
 
 
 def attributes_of_rules(*names: str) -> Callable[[Any], Iterable[object]]:

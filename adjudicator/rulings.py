@@ -4,23 +4,33 @@ A fixture is two reviewable text files side by side::
 
     NAME.jsonl          the match log as the judge received it
     NAME.expected.json  the ruling: note, rules edition, findings, result, final board
+                        (and the board at the disputed line, ``board_at``)
 
 Hand-written fixtures list each finding as ``{code, seq, severity}`` (written from the
 rules); frozen ones (``coreflow fixture new``) also carry ``rule`` and ``message`` and the
-final ``board``. Checking a fixture re-judges its log and compares every field the
-expected file gives (the rules edition the judge reads, the findings, the result, the
-board); the diff names the log line and the rule of each difference.
+final ``board``, and with ``--at SEQ`` the board after the disputed line,
+``"board_at": {"seq": SEQ, "board": {...}}``. Checking a fixture re-judges its log and
+compares every field the expected file gives (the rules edition the judge reads, the
+findings, the result, the final board, the board at the disputed line); the diff names the
+log line and the rule of each difference.
+
+A new fixture goes to its game's folder unless told otherwise (:func:`game_folder`):
+``fixtures/rulings/<format>`` for BlackPoker (lite, standard, pro, master, extra),
+``fixtures/rulings/<game>`` for every other game (duel_masters, i_language).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from coreflow_judge.adjudicator.judge import JudgeInputError, Report, judge_file
+from coreflow_judge.adjudicator.judge import JudgeInputError, Report, judge_file, judge_lines
+
+if TYPE_CHECKING:
+    from coreflow_judge.events.models import LogLine
 
 EXPECTED_SUFFIX = ".expected.json"
 DEFAULT_DIR = Path("fixtures") / "rulings"
@@ -102,6 +112,10 @@ def _shape_problem(data: Any) -> str | None:
         return "field 'result': must be an object or null"
     if data.get("board") is not None and not isinstance(data["board"], dict):
         return "field 'board': must be an object or null"
+    at = data.get("board_at")
+    if at is not None and not (isinstance(at, dict) and isinstance(at.get("seq"), int)
+                               and isinstance(at.get("board"), dict)):
+        return "field 'board_at': must be an object with an integer seq and a board"
     return None
 
 
@@ -119,8 +133,46 @@ def final_board(report: Report) -> dict[str, Any] | None:
 
     if report.flow is None:
         return None
-    board = snapshot(report.flow)
+    return _kept(snapshot(report.flow))
+
+
+def _kept(board: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in board.items() if k not in _BOARD_SKIP}
+
+
+def board_at(log: Path, seq: int) -> dict[str, Any]:
+    """The board after line ``seq`` of a fixture's log, as the fixture keeps it;
+    :class:`ValueError` (``--at SEQ: ...``) for a seq the log does not have."""
+    from coreflow_judge.events.reader import read_log
+    from coreflow_judge.projections.board import BoardProjector, BoardQueryError
+
+    try:
+        return _kept(BoardProjector(read_log(log)).at(seq))
+    except BoardQueryError as exc:
+        raise ValueError(f"--at {seq}: {exc}") from None
+
+
+def game_folder(report: Report) -> Path:
+    """Where a new fixture of this match goes by default: ``fixtures/rulings/<format>``
+    for a game that keeps its fixtures by format (:attr:`GamePlugin.fixtures_by_format
+    <adjudicator.plugins.GamePlugin.fixtures_by_format>`), else ``fixtures/rulings/<game>``."""
+    from coreflow_judge.adjudicator.plugins import game_plugin, is_registered
+
+    game = report.rules.partition("/")[0]
+    fmt = report.flow.header.format if report.flow is not None else None
+    by_format = is_registered(game) and game_plugin(game).fixtures_by_format
+    return DEFAULT_DIR / (fmt if by_format and fmt else game)
+
+
+def check_name(name: str) -> str:
+    """A fixture's name as given (``.jsonl`` dropped), or :class:`ValueError` unless it is
+    a plain file name: not empty, no ``/`` or ``\\``, no ``..``, not hidden."""
+    name = name.removesuffix(".jsonl")
+    if (not name.strip() or any(c in name for c in "/\\\0") or ".." in name
+            or name.startswith(".")):
+        raise ValueError(f"--name {name!r}: a fixture name must be a plain file name (not "
+                         "empty, no '/', no '..', not starting with '.')")
+    return name
 
 
 def ruling_of(report: Report, note: str, with_board: bool = True) -> dict[str, Any]:
@@ -144,23 +196,41 @@ def write_ruling(path: Path, data: dict[str, Any]) -> None:
     path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
-def freeze(log: Path, name: str, note: str, directory: Path = DEFAULT_DIR) -> RulingCase:
-    """Copy ``log`` into ``directory/NAME.jsonl`` with the judge's ruling beside it."""
-    name = name.removesuffix(".jsonl")
-    if not name or any(c in name for c in "/\\") or name.startswith("."):
-        raise ValueError(f"fixture name {name!r} must be a plain file name")
-    case = RulingCase(directory / f"{name}.jsonl", directory / f"{name}{EXPECTED_SUFFIX}")
+def freeze(log: Path | Sequence[LogLine], name: str, note: str,
+           directory: Path | None = None, at: int | None = None) -> RulingCase:
+    """Copy ``log`` (a file, or the lines of a recorded match) into ``directory/NAME.jsonl``
+    with the judge's ruling beside it: findings, result, final board and, with ``at``, the
+    board after that line. ``directory``: the game's folder (:func:`game_folder`) unless
+    given. Nothing is written unless everything can be."""
+    from coreflow_judge.events.reader import canonical_dict
+
+    name = check_name(name)
+    if isinstance(log, Path):
+        if log.is_dir():
+            raise IsADirectoryError(f"{log}: a directory; give one log file")
+        try:
+            report = judge_file(log)  # a log that cannot be judged leaves nothing behind
+        except JudgeInputError as exc:
+            raise ValueError(f"{log}: {exc}") from exc
+        content = log.read_bytes()
+    else:
+        report = judge_lines(list(enumerate(log, start=1)))
+        content = "".join(json.dumps(canonical_dict(line), separators=(",", ":"),
+                                     ensure_ascii=False) + "\n" for line in log).encode()
+    folder = directory if directory is not None else game_folder(report)
+    case = RulingCase(folder / f"{name}.jsonl", folder / f"{name}{EXPECTED_SUFFIX}")
     if case.log.exists() or case.expected.exists():
-        raise FileExistsError(f"fixture {name!r} already exists in {directory}")
-    if log.is_dir():
-        raise IsADirectoryError(f"{log}: a directory; give one log file")
-    try:
-        report = judge_file(log)  # a log that cannot be judged leaves nothing behind
-    except JudgeInputError as exc:
-        raise ValueError(f"{log}: {exc}") from exc
-    directory.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(log, case.log)
-    write_ruling(case.expected, ruling_of(report, note))
+        raise FileExistsError(f"fixture {name!r} already exists in {folder}")
+    data = ruling_of(report, note)
+    folder.mkdir(parents=True, exist_ok=True)
+    case.log.write_bytes(content)
+    if at is not None:
+        try:
+            data["board_at"] = {"seq": at, "board": board_at(case.log, at)}
+        except ValueError:
+            case.log.unlink()
+            raise
+    write_ruling(case.expected, data)
     return case
 
 
@@ -168,8 +238,11 @@ def update(case: RulingCase) -> None:
     """Re-freeze a fixture deliberately: the judge's current ruling becomes the expected."""
     old = case.load()
     report = judgement(case.log)
-    write_ruling(case.expected, ruling_of(report, str(old.get("description", "")),
-                                          with_board="board" in old))
+    data = ruling_of(report, str(old.get("description", "")), with_board="board" in old)
+    if old.get("board_at") is not None:
+        seq = old["board_at"]["seq"]
+        data["board_at"] = {"seq": seq, "board": board_at(case.log, seq)}
+    write_ruling(case.expected, data)
 
 
 # --------------------------------------------------------------------------- checking
@@ -232,6 +305,11 @@ def check(case: RulingCase) -> str | None:
     if want.get("board") is not None:
         now = final_board(report)
         problems += [f"~ board {d}" for d in _board_diff(want["board"], now)]
+    if want.get("board_at") is not None:
+        seq = want["board_at"]["seq"]
+        then = board_at(case.log, seq)
+        problems += [f"~ board at seq {seq} {d}"
+                     for d in _board_diff(want["board_at"]["board"], then)]
     if not problems:
         return None
     return f"{case.log}: the ruling changed\n" + "\n".join(problems)

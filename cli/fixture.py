@@ -20,20 +20,47 @@ fixture_app = typer.Typer(
 
 @fixture_app.command("new")
 def new_command(
-    log: Annotated[Path, typer.Argument(metavar="LOG", help="The disputed match log.")],
-    name: Annotated[str, typer.Option("--name", help="The fixture's file name (no suffix).")],
-    note: Annotated[str, typer.Option("--note", help="The dispute and the agreed ruling.")] = "",
-    directory: Annotated[Path, typer.Option("--dir", help="Where fixtures live.")] = DEFAULT_DIR,
+    target: Annotated[str, typer.Argument(
+        metavar="LOG|MATCH_ID", help="The disputed match: a log file, or the id of a match "
+        "recorded in the store.", show_default=False)],
+    name: Annotated[str, typer.Option(
+        "--name", metavar="NAME", help="The fixture's file name (a plain file name, no suffix).",
+        show_default=False)],
+    at: Annotated[int | None, typer.Option(
+        "--at", metavar="SEQ", help="The disputed line: the board after it is frozen too "
+        "(besides the final board) and checked by fixture check.", show_default=False)] = None,
+    note: Annotated[str, typer.Option("--note", metavar="TEXT",
+                                      help="The dispute and the agreed ruling.")] = "",
+    directory: Annotated[Path | None, typer.Option(
+        "--dir", metavar="DIR", help=f"Where to write it [default: the game's folder, "
+        f"{DEFAULT_DIR}/<format> for BlackPoker (lite, standard, pro, master, extra), "
+        f"{DEFAULT_DIR}/<game> for the others].", show_default=False)] = None,
+    store: Annotated[str | None, typer.Option(
+        "--store", help="Event store of a recorded match: a SQLite file or a postgresql:// "
+        "URL [default: $COREFLOW_STORE, else ./coreflow.db].", show_default=False)] = None,
 ) -> None:
-    """Freeze LOG and the judge's current findings (and final board) as a fixture.
+    """Freeze a disputed match and the judge's current findings (and final board) as a
+    fixture; with --at, the board at the disputed line too.
 
-    Example: coreflow fixture new disputed.jsonl --name counter-too-low --note "3 < 9"
+    A recorded match is frozen as the table wrote it (its lines numbered as written), so
+    its seq numbers are the ones judge and board name.
+
+    Example: coreflow fixture new disputed.jsonl --name counter-too-low --at 11 --note "3 < 9"
     """
 
     def run() -> None:
-        from coreflow_judge.adjudicator.rulings import freeze
+        from coreflow_judge.adjudicator.rulings import check_name, freeze
+        from coreflow_judge.cli.main import CliError, _means_recorded, _recorded
 
-        case = freeze(log, name, note, directory)
+        check_name(name)  # before anything is read
+        path = Path(target)
+        if _means_recorded(target, store, "freezing"):
+            case = freeze(_recorded(target, store, as_written=True), name, note, directory, at)
+        elif not path.exists():
+            raise CliError(f"{target}: no such log file (nor a match id: a match id has no "
+                           "'/' and no .jsonl)")
+        else:
+            case = freeze(path, name, note, directory, at)
         typer.echo(f"froze {case.log} and {case.expected}")
 
     _run(run)

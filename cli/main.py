@@ -38,6 +38,8 @@ if TYPE_CHECKING:  # imported by the commands that use them, when they run
 STORE_ENV_VAR = "COREFLOW_STORE"
 """events.store.STORE_ENV_VAR, named here so that the help does not import the store
 (tests/test_cli_conventions.py checks that they agree)."""
+LANG_ENV_VAR = "COREFLOW_LANG"
+"""cli.i18n.LANG_ENV_VAR, named here so that the help does not import the texts."""
 STDIN = "-"
 """The LOG that names standard input."""
 STDIN_NAME = "<stdin>"
@@ -496,6 +498,22 @@ ViewOption = Annotated[str, typer.Option(
          "rules show them) or spectator (public only); hidden cards are replaced.")]
 
 
+LangOption = Annotated[str | None, typer.Option(
+    "--lang", metavar="en|ja",
+    help=f"The language of the text: en or ja [default: ${LANG_ENV_VAR}, else en]. JSON "
+         "is the same in every language.", show_default=False)]
+
+
+def _language(option: str | None) -> str:
+    """The command's language (--lang, else $COREFLOW_LANG, else en), or a one-line error."""
+    from coreflow_judge.cli.i18n import UnknownLanguage, language
+
+    try:
+        return language(option)
+    except UnknownLanguage as exc:
+        raise CliError(str(exc)) from None
+
+
 def _print_version(value: bool) -> None:
     if value:
         from importlib.metadata import version
@@ -527,6 +545,7 @@ def judge(
     fmt: FormatOption = Format.text,
     store: StoreOption = None,
     view: ViewOption = JUDGE_VIEW,
+    lang: LangOption = None,
 ) -> None:
     """Judge match logs against the rules and report every finding.
 
@@ -539,6 +558,8 @@ def judge(
     from coreflow_judge.adjudicator.judge import JudgeInputError, judge_lines
     from coreflow_judge.cli.render import report_text
     from coreflow_judge.events.reader import LogReadError
+
+    language = _language(lang)
 
     if view != JUDGE_VIEW:
         from coreflow_judge.projections.view import (
@@ -601,7 +622,7 @@ def judge(
                 if not first:
                     typer.echo("\n" + "=" * 72 + "\n")
                 typer.echo(report_text(report, _shown(path), findings,
-                                       None if view == JUDGE_VIEW else view))
+                                       None if view == JUDGE_VIEW else view, language))
             first = False
             if report.errors:
                 status = max(status, EXIT_NO)
@@ -705,6 +726,7 @@ def board(
     fmt: FormatOption = Format.text,
     store: StoreOption = None,
     view: ViewOption = JUDGE_VIEW,
+    lang: LangOption = None,
 ) -> None:
     """Show the board (stage, buffer, chance, zones, field) after any line of a match.
 
@@ -716,6 +738,7 @@ def board(
     from coreflow_judge.cli.render import board_text
     from coreflow_judge.projections.board import BoardProjector
 
+    language = _language(lang)
     path = Path(target)
     if not _is_stdin(path) and path.is_dir():
         raise CliError(f"{path}: a directory; give one log file or a match id")
@@ -743,7 +766,7 @@ def board(
     if fmt is Format.json:
         typer.echo(json.dumps(data | source, ensure_ascii=False, indent=2))
     else:
-        typer.echo(board_text(data))
+        typer.echo(board_text(data, language))
 
 
 @app.command()

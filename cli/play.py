@@ -61,6 +61,10 @@ def play_command(
         "instead of refusing it.")] = False,
     fmt: Annotated[Output, typer.Option("--format", help="Answers as text or one JSON "
                                         "object per line.")] = Output.text,
+    lang: Annotated[str | None, typer.Option(
+        "--lang", metavar="en|ja", help="The language of the answers: en or ja [default: "
+        "$COREFLOW_LANG, else en]. JSON answers are the same in every language.",
+        show_default=False)] = None,
 ) -> None:
     """Record a match live: one line of notation (or JSON) per action, judged and stored
     at once.
@@ -75,7 +79,7 @@ def play_command(
 
     Example: coreflow play --match-id t7 --rules 9.0 --player alice --player bob
     """
-    from coreflow_judge.cli.main import CliError, _recorder
+    from coreflow_judge.cli.main import CliError, _language, _recorder
     from coreflow_judge.cli.session import (
         PlayError,
         Session,
@@ -86,6 +90,7 @@ def play_command(
     )
     from coreflow_judge.events.store import StoreError
 
+    language = _language(lang)
     interactive = sys.stdin.isatty()
     try:
         opening = _header_from_options(match_id, rules, game_format, players or [], header)
@@ -93,25 +98,24 @@ def play_command(
         raise CliError(str(exc)) from None
     if opening is not None and resume is not None:
         raise CliError("--resume goes on with a recorded match; give no new header with it")
-    speaker = Speaker(sys.stdout, fmt)
+    speaker = Speaker(sys.stdout, fmt, language)
     with _recorder(store, reading=False) as recorder:
         session = Session(recorder, speaker, keep_mistakes, interactive)
         try:
             if resume is not None:
                 session.resume(resume)
-                speaker.say("ok", f"resumed {resume} at seq {len(session.table.stored)}"  # type: ignore[union-attr]
-                            , None)
+                speaker.say("ok", speaker.text("play.resumed", match=resume,
+                                               seq=len(session.table.stored)), None)  # type: ignore[union-attr]
             elif opening is not None:
                 session.start(opening)
-                speaker.say("ok", f"ok 1: match {opening.match_id} started ({opening.rules},"
-                            f" {opening.format}, {' v '.join(opening.players)})", None, seq=1)
+                speaker.say("ok", speaker.text(
+                    "play.started", match=opening.match_id, rules=opening.rules,
+                    format=opening.format, players=" v ".join(opening.players)), None, seq=1)
             elif interactive:
-                speaker.say("info", "no match yet: paste a match_started JSON line, or "
-                            "start again with --match-id, --rules and --player", None)
+                speaker.say("info", speaker.text("play.no_match"), None)
             if interactive:
                 _enable_completion(session)
-                speaker.say("info", "type 'help' for the notation, 'legal' for what may be "
-                            "done now", None)
+                speaker.say("info", speaker.text("play.hint"), None)
             for no, text in _input_lines(interactive, session.prompt):
                 if not session.take(no, text):
                     break

@@ -1,4 +1,5 @@
-"""Text the CLI prints: a judge's report and a board, as read at the table.
+"""Text the CLI prints: a judge's report and a board, as read at the table, in English
+or Japanese (``lang``, :mod:`cli.i18n`).
 
 Rendering only: every value comes from the report or the board the library built.
 """
@@ -16,6 +17,16 @@ from coreflow_judge.adjudicator.plugins import (
     card_as_written,
     game_plugin,
     is_registered,
+)
+from coreflow_judge.cli.i18n import (
+    NO_LABELS,
+    Labels,
+    japanese_labels,
+    pad,
+    severity_word,
+    speed_word,
+    text,
+    width,
 )
 from coreflow_judge.cli.rule_text import rule_statement
 from coreflow_judge.projections.view import CardNames, disclosure_of
@@ -44,28 +55,28 @@ _NAMED = ("card", "character", "request", "player", "ref")
 """Fields of an effect said by their value alone (``negate r2``, ``destroy alice:♣9``)."""
 
 
-def _words_of(v: Any, cards: Callable[[str], str]) -> str:
+def _words_of(v: Any, cards: Callable[[str], str], lang: str = "en") -> str:
     """A value of a finding's expected or recorded, in words: a card, a list, a result,
     an effect (``move bob:♣9 from trump to graveyard``) or a record of numbers; compact
     JSON for any other shape."""
     if v is None:
         return "-"
     if isinstance(v, bool):
-        return "yes" if v else "no"
+        return text(lang, "value.yes" if v else "value.no")
     if isinstance(v, str):
         return cards(v)
     if isinstance(v, int | float):
         return str(v)
     if isinstance(v, list):
         if not v:
-            return "none"
+            return text(lang, "value.none")
         if all(isinstance(x, dict) and "op" in x for x in v):
-            return "; ".join(_words_of(x, cards) for x in v)
+            return "; ".join(_words_of(x, cards, lang) for x in v)
         if all(isinstance(x, str | int | float) and not isinstance(x, bool) for x in v):
-            return ", ".join(_words_of(x, cards) for x in v)
+            return ", ".join(_words_of(x, cards, lang) for x in v)
     if isinstance(v, dict):
         if "result" in v and set(v) <= {"result", "winner", "reason"}:
-            return result_text(v)
+            return result_text(v, lang=lang)
         if "op" in v:
             bits = [str(v["op"])]
             for k, x in v.items():
@@ -73,7 +84,7 @@ def _words_of(v: Any, cards: Callable[[str], str]) -> str:
                     continue
                 said = (" ".join(_words_of(c, cards) for c in x)
                         if isinstance(x, list) and all(isinstance(c, str) for c in x)
-                        else _words_of(x, cards) if _scalar(x) else None)
+                        else _words_of(x, cards, lang) if _scalar(x) else None)
                 if said is None:
                     return _json_words(v, cards)
                 bits.append(said if k in _NAMED else f"{_words(k)} {said}")
@@ -81,8 +92,8 @@ def _words_of(v: Any, cards: Callable[[str], str]) -> str:
         if all(_scalar(x) or (isinstance(x, list) and all(_scalar(c) for c in x))
                for x in v.values()):
             sep = "; " if any(isinstance(x, list) for x in v.values()) else ", "
-            return sep.join(f"{k}: {_words_of(x, cards)}" if isinstance(x, list)
-                             else f"{_words(str(k))} {_words_of(x, cards)}"
+            return sep.join(f"{k}: {_words_of(x, cards, lang)}" if isinstance(x, list)
+                             else f"{_words(str(k))} {_words_of(x, cards, lang)}"
                              for k, x in v.items())
     return _json_words(v, cards)
 
@@ -91,24 +102,27 @@ def _json_words(v: Any, cards: Callable[[str], str]) -> str:
     return cards(json.dumps(v, ensure_ascii=False))
 
 
-def result_text(result: dict[str, Any] | None,
-                undecided: str = "undecided (the log ends before the rules decide the game)"
-                ) -> str:
+def result_text(result: dict[str, Any] | None, short: bool = False, lang: str = "en") -> str:
+    """A game's result in words; ``short``: "undecided" without the reason."""
     if result is None:
-        return undecided
+        return text(lang, "result.undecided" if short else "result.undecided_long")
     if result.get("result") == "win":
-        return f"{result.get('winner')} wins ({result.get('reason')})"
-    return f"draw ({result.get('reason')})"
+        return text(lang, "result.win", winner=result.get("winner"),
+                    reason=result.get("reason"))
+    return text(lang, "result.draw", reason=result.get("reason"))
 
 
 def report_text(report: Report, source: str, findings: Sequence[Finding] | None = None,
-                view: str | None = None) -> str:
+                view: str | None = None, lang: str = "en") -> str:
     """A judge's report: a header, one block per finding, then the result.
 
     Cards are named as the board names them; a finding's ``expected`` and ``actual`` (the
     value the log recorded) are said in words. ``findings``: the report's findings as one
     viewer may read them (:meth:`projections.view.MatchView.findings`), named in the
-    header by ``view``."""
+    header by ``view``. In Japanese (``lang="ja"``) each finding shows the code's meaning
+    and the rule's statement in Japanese, then the judge's English sentence."""
+    from coreflow_judge.adjudicator.findings import meaning
+
     errors = sum(1 for f in report.findings if f.severity == "error")
     warnings = sum(1 for f in report.findings if f.severity == "warning")
     game = report.rules.partition("/")[0]
@@ -116,49 +130,93 @@ def report_text(report: Report, source: str, findings: Sequence[Finding] | None 
     card_text = plugin.card_text if plugin is not None else card_as_written
     players = tuple(report.flow.header.players) if report.flow is not None else ()
     names = CardNames(players, disclosure_of(report.rules))
+    ja = lang == "ja"
 
-    def cards(text: str) -> str:
-        return card_words(text, names, card_text)
+    def cards(said: str) -> str:
+        return card_words(said, names, card_text)
 
-    out = [f"match {report.match_id}  ({report.rules}, {report.events} lines)  {source}"]
+    out = [text(lang, "report.header", match=report.match_id, rules=report.rules,
+                lines=report.events, source=source)]
     if view is not None:
-        out.append(f"  view: {view}")
-    out += [f"  note: {n}" for n in report.notes]
+        out.append(text(lang, "report.view", view=view))
+    out += [text(lang, "report.note", note=n) for n in report.notes]
     for f in findings if findings is not None else report.findings:
         out.append("")
-        out.append(f"seq {f.seq}  {f.code}  [{f.severity}]")
-        out.append(f"  rule      {f.rule}: {rule_statement(f.rule, game)}")
-        out.append(f"  finding   {cards(f.message)}")
+        out.append(f"seq {f.seq}  {f.code}  [{severity_word(lang, f.severity)}]")
+        if ja:
+            out.append(text(lang, "report.meaning", text=meaning(f.code, "ja") or "-"))
+        out.append(text(lang, "report.rule", rule=f.rule,
+                        text=rule_statement(f.rule, game, lang)))
+        out.append(text(lang, "report.finding_en" if ja else "report.finding",
+                        text=cards(f.message)))
         if f.expected is not None or f.actual is not None:
-            out.append(f"  expected  {_words_of(f.expected, cards)}")
-            out.append(f"  recorded  {_words_of(f.actual, cards)}")
+            out.append(text(lang, "report.expected", text=_words_of(f.expected, cards, lang)))
+            out.append(text(lang, "report.recorded", text=_words_of(f.actual, cards, lang)))
     out.append("")
     if not report.findings:
-        out.append("no findings: the log follows the rules")
-    out.append(f"result: {result_text(report.result)}")
-    out.append(f"{errors} error{'s' * (errors != 1)}, "
-               f"{warnings} warning{'s' * (warnings != 1)}")
+        out.append(text(lang, "report.clean"))
+    out.append(text(lang, "report.result", text=result_text(report.result, lang=lang)))
+    out.append(text(lang, "report.count", errors=errors, es="s" * (errors != 1),
+                    warnings=warnings, ws="s" * (warnings != 1)))
     return "\n".join(out)
 
 
-def _request_text(r: dict[str, Any], card_text: CardText) -> str:
-    parts = [f"{r['request']} {r['action']} ({r['controller']}, {r['speed']} {r['timing']})"]
+class _Words:
+    """A board's words in one language: the fixed ones, and the game's own names (its
+    actions, characters, zones and values) from its edition data in Japanese."""
+
+    def __init__(self, lang: str, labels: Labels) -> None:
+        self.lang = lang
+        self.labels = labels
+
+    def __call__(self, key: str) -> str:
+        """A board key or value (``graveyard``, ``mana_tapped``, ``drive``) in words."""
+        if self.lang == "ja":
+            said = self.labels.word(key)
+            if said is not None:
+                return said
+        return _words(key)
+
+    def value(self, value: str) -> str:
+        """A board value (``drive``, ``first``, a character id) as written, or its Japanese."""
+        if self.lang == "ja":
+            said = self.labels.word(value)
+            if said is not None:
+                return said
+        return value
+
+    def action(self, action: str) -> str:
+        if self.lang == "ja":
+            return self.labels.actions.get(action, action)
+        return action
+
+    def speed(self, word: str) -> str:
+        return speed_word(self.lang, word)
+
+
+_ENGLISH = _Words("en", NO_LABELS)
+
+
+def _request_text(r: dict[str, Any], card_text: CardText, words: _Words = _ENGLISH) -> str:
+    lang = words.lang
+    parts = [text(lang, "board.request", request=r["request"], action=words.action(r["action"]),
+                  controller=r["controller"], speed=words.speed(r["speed"]),
+                  timing=words.speed(r["timing"]))]
     if r.get("triggered"):
-        parts.append(f"triggered by {r.get('source', '?')}")
+        parts.append(text(lang, "board.triggered_by", source=r.get("source", "?")))
     if r.get("key_cards"):
-        parts.append("key " + cards_text(r["key_cards"], card_text))
+        parts.append(text(lang, "board.key", cards=cards_text(r["key_cards"], card_text)))
     if r.get("targets"):
-        parts.append("targets " + cards_text(r["targets"], card_text))
+        parts.append(text(lang, "board.targets", cards=cards_text(r["targets"], card_text)))
     return " · ".join(parts)
 
 
-def _count(n: Any) -> str:
-    return "unknown" if n is None else str(n)
-
-
-def _cards(n: Any) -> str:
-    """``6 cards``, ``1 card``, ``unknown cards``."""
-    return f"{_count(n)} card{'' if n == 1 else 's'}"
+def _cards(n: Any, lang: str = "en") -> str:
+    """``6 cards``, ``1 card``, ``unknown cards`` (``6枚``, ``不明``)."""
+    if n is None and lang == "ja":
+        return text(lang, "board.unknown")
+    count = text(lang, "board.unknown") if n is None else str(n)
+    return text(lang, "board.cards", count=count, s="" if n == 1 else "s")
 
 
 _ZONES_SHOWN = frozenset({"deck_count", "deck_known", "life_count", "hand_count", "hand_known",
@@ -177,7 +235,7 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
-def _item_text(item: dict[str, Any], card_text: CardText) -> str:
+def _item_text(item: dict[str, Any], card_text: CardText, words: _Words = _ENGLISH) -> str:
     """One card of a game's own zone (a camp): its reference, then its numbers and flags."""
     head = next((str(v) for k, v in item.items() if k in ("card", "character", "ref")), None)
     bits: list[str] = []
@@ -185,102 +243,119 @@ def _item_text(item: dict[str, Any], card_text: CardText) -> str:
         if k in ("card", "character", "ref") or v is None or v is False:
             continue
         if v is True:
-            bits.append(_words(k))
+            bits.append(words(k))
         elif k == "state":
-            bits.append(str(v))
+            bits.append(words.value(str(v)))
+        elif isinstance(v, str):
+            bits.append(f"{words(k)} {words.value(v)}")
         elif _scalar(v):
-            bits.append(f"{_words(k)} {v}")
+            bits.append(f"{words(k)} {v}")
         elif isinstance(v, list) and all(isinstance(x, str) for x in v):
-            bits.append(f"{_words(k)} {cards_text(v, card_text)}")
+            bits.append(f"{words(k)} {cards_text(v, card_text)}")
     text = ", ".join(bits) or "-"
     return f"{card_text(head)}: {text}" if head is not None else text
 
 
-def _player_lines(zones: dict[str, Any], size_word: str, card_text: CardText) -> list[str]:
+def _player_lines(zones: dict[str, Any], size_word: str, card_text: CardText,
+                  words: _Words = _ENGLISH) -> list[str]:
     """A player's zones: the usual ones when the game has them, then the game's own."""
+    lang = words.lang
     rows: list[tuple[str, str]] = []
     items: list[tuple[str, list[str]]] = []
+
+    def known(key: str) -> str:
+        shown = zones.get(key)
+        return text(lang, "board.known", cards=cards_text(shown, card_text)) if shown else ""
+
     if "deck_count" in zones or "life_count" in zones:
         deck = "life" if "life_count" in zones else "deck"
-        rows.append((deck, _cards(zones.get('deck_count'))
-                     + (f" (known: {cards_text(zones['deck_known'], card_text)})"
-                        if zones.get("deck_known") else "")))
+        rows.append((words(deck), _cards(zones.get("deck_count"), lang) + known("deck_known")))
     if "hand_count" in zones:
-        rows.append(("hand", _cards(zones.get('hand_count'))
-                     + (f" (known: {cards_text(zones['hand_known'], card_text)})"
-                        if zones.get("hand_known") else "")))
+        rows.append((words("hand"), _cards(zones.get("hand_count"), lang) + known("hand_known")))
     if "graveyard" in zones:
-        rows.append(("graveyard", cards_text(zones["graveyard"], card_text)))
+        rows.append((words("graveyard"), cards_text(zones["graveyard"], card_text)))
     if "fog" in zones:
-        rows.append(("fog", cards_text(zones["fog"], card_text)))
+        rows.append((words("fog"), cards_text(zones["fog"], card_text)))
     for key, value in zones.items():  # zones of other games: card lists, counts, cards
         if key in _ZONES_SHOWN or isinstance(value, bool):
             continue
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            rows.append((_words(key), cards_text(value, card_text)))
+            rows.append((words(key), cards_text(value, card_text)))
         elif isinstance(value, list) and all(isinstance(v, dict) for v in value):
-            items.append((_words(key), [_item_text(v, card_text) for v in value]))
+            items.append((words(key), [_item_text(v, card_text, words) for v in value]))
+        elif isinstance(value, str):
+            rows.append((words(key), words.value(value)))
         elif _scalar(value):
-            rows.append((_words(key), str(value)))
+            rows.append((words(key), str(value)))
     field = zones.get("field")
-    width = max([9] + [len(label) for label, _text in rows]
-                + [len(label) for label, _lines in items])
-    out = [f"  {label:<{width}} {text}" for label, text in rows]
+    field_word = words("field")
+    column = max([9, width(field_word)] + [width(label) for label, _text in rows]
+                 + [width(label) for label, _lines in items])
+    out = [f"  {pad(label, column)} {said}" for label, said in rows]
     for label, lines in items:
-        out.append(f"  {label:<{width}} -" if not lines else f"  {label}")
+        out.append(f"  {pad(label, column)} -" if not lines else f"  {label}")
         out += [f"    {line}" for line in lines]
     if field is not None:
-        out.append("  field" if field else f"  {'field':<{width}} -")
+        out.append(f"  {field_word}" if field else f"  {pad(field_word, column)} -")
+        size_said = words.value(size_word)
         for ch in field:
-            bits = [ch["kind"], ch["state"]]
+            bits = [words.value(ch["kind"]), words.value(ch["state"])]
             if ch.get("face_down"):
-                bits.append("face down")
+                bits.append(text(lang, "board.face_down"))
             if ch.get("size") is not None:
-                bits.append(f"{size_word} {ch['size']}")
+                bits.append(f"{size_said} {ch['size']}")
             if ch.get("entered_turn") is not None:
-                bits.append(f"entered turn {ch['entered_turn']}")
+                bits.append(text(lang, "board.entered", turn=ch["entered_turn"]))
             out.append(f"    {card_text(ch['character'])}: {', '.join(bits)}"
                        f" [{cards_text(ch['cards'], card_text)}]")
             if ch.get("size_steps"):  # the abilities that make the size, in order
-                out.append(f"      {size_word}: {'; '.join(ch['size_steps'])}")
+                out.append(f"      {size_said}: {'; '.join(ch['size_steps'])}")
     return out
 
 
-def board_text(board: dict[str, Any]) -> str:
+def board_text(board: dict[str, Any], lang: str = "en") -> str:
     """The table after one line: flow state, then each player's zones, in the words and
-    card names of the board's game."""
-    plugin = _game_of(str(board.get("rules", "")))
+    card names of the board's game; in Japanese (``lang="ja"``) with the names of the
+    game's edition data (:func:`cli.i18n.japanese_labels`)."""
+    rules = str(board.get("rules", ""))
+    plugin = _game_of(rules)
     card_text = plugin.card_text if plugin is not None else card_as_written
     size_word = plugin.size_word if plugin is not None else "size"
-    out = [f"match {board['match_id']}  ({board['rules']})  board after seq {board['seq']}"]
+    words = _Words(lang, japanese_labels(rules) if lang == "ja" else NO_LABELS)
+    out = [text(lang, "board.header", match=board["match_id"], rules=board["rules"],
+                seq=board["seq"])]
     if board["turn_player"] is None:
-        out.append("the game has not started")
+        out.append(text(lang, "board.not_started"))
     else:
-        out.append(f"turn {board['turn']} · turn player {board['turn_player']} · "
-                   f"chance {board['chance']} · passed: {', '.join(board['passed']) or '-'}")
+        out.append(text(lang, "board.turn", turn=board["turn"], player=board["turn_player"],
+                        chance=board["chance"], passed=", ".join(board["passed"]) or "-"))
     if board.get("view"):
-        out.append(f"seen by {board['view']}: hidden cards show as ? or face down")
-    own = [f"{_words(k)} {v}" for k, v in board.items()
+        out.append(text(lang, "board.seen_by", view=board["view"]))
+    own = [f"{words(k)} {words.value(v) if isinstance(v, str) else v}" for k, v in board.items()
            if k not in _BOARD_KEYS and _scalar(v)]
     if own:
         out.append(" · ".join(own))
-    out.append("stage (bottom to top):" + ("" if board["stage"] else " empty"))
-    out += [f"  {i}. {_request_text(r, card_text)}" for i, r in enumerate(board["stage"], start=1)]
-    out.append("buffer:" + ("" if board["buffer"] else " empty"))
-    out += [f"  - {_request_text(r, card_text)}" for r in board["buffer"]]
+    empty = text(lang, "board.empty")
+    out.append(text(lang, "board.stage") + ("" if board["stage"] else empty))
+    out += [f"  {i}. {_request_text(r, card_text, words)}"
+            for i, r in enumerate(board["stage"], start=1)]
+    out.append(text(lang, "board.buffer") + ("" if board["buffer"] else empty))
+    out += [f"  - {_request_text(r, card_text, words)}" for r in board["buffer"]]
     if board.get("awaiting_resolution"):
-        out.append(f"waiting to resolve: {board['awaiting_resolution']} (instant)")
+        out.append(text(lang, "board.waiting", request=board["awaiting_resolution"]))
     once = board.get("once_used") or {}
     if once:
-        out.append("once per turn, used: " + "; ".join(
-            f"{p}: {', '.join(a)}" for p, a in once.items()))
+        out.append(text(lang, "board.once_used") + "; ".join(
+            f"{p}: {', '.join(words.action(x) for x in a)}" for p, a in once.items()))
     for player, zones in (board.get("players") or {}).items():
         out.append("")
         out.append(player)
-        out += _player_lines(zones, size_word, card_text)
+        out += _player_lines(zones, size_word, card_text, words)
     out.append("")
-    out.append(f"result: {result_text(board.get('result'), 'undecided')}")
+    out.append(text(lang, "report.result", text=result_text(board.get("result"), short=True,
+                                                            lang=lang)))
     findings = board.get("findings", [])
     errors = sum(1 for f in findings if f["severity"] == "error")
-    out.append(f"findings so far: {len(findings)} ({errors} error{'s' * (errors != 1)})")
+    out.append(text(lang, "board.findings", count=len(findings), errors=errors,
+                    es="s" * (errors != 1)))
     return "\n".join(out)

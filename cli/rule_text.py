@@ -1,4 +1,4 @@
-"""One plain-English line per rule reference a finding can cite.
+"""One line per rule reference a finding can cite, in English and in Japanese.
 
 A judge at the table reads the finding's ``rule`` and needs to know, without the rule
 book, what that clause says. ``core[...]`` are the steps of the core flow (the core
@@ -51,6 +51,42 @@ RULE_STATEMENTS: dict[str, str] = {
 }
 """The core rule's steps and the log format: what every game cites."""
 
+RULE_STATEMENTS_JA: dict[str, str] = {
+    "log": "対戦ログは正しい形でなければならない：正しい行、連続した seq、実在するプレイヤー・"
+           "カード・リクエストへの参照。",
+    "core[1]": "ゲームは先攻が決まり準備が終わってから始まり、それより前には何も起きない。",
+    "core[2]": "解決の後、またはステージが空で全員がパスしたとき、チャンスはターンプレイヤーに"
+               "戻り、パスの記録はやり直しになる。",
+    "core[3]": "リクエストできるのはチャンスを持つプレイヤーだけ。メインタイミングのリクエストは"
+               "さらに、そのプレイヤーのターンでステージが空でなければならない。",
+    "core[5]": "リクエストはアクションを名指しし、スピード（即時・通常）とタイミング（メイン・"
+               "クイック）はログの書き方によらずアクションの定義で決まる。",
+    "core[6-1]": "誘発条件を満たすと、ルールがそのリクエストを作る。リクエストはバッファに入り、"
+                 "誘発させたもののオーナーがコントロールする。",
+    "core[6-3]": "バッファは即時のリクエストを先に、次に通常のリクエストを取り出し、それぞれ"
+                 "ターンプレイヤーから順にプレイヤーごとに処理する。",
+    "core[6-5]": "同じプレイヤーの同じスピードの誘発したリクエストは、メインタイミングのものを"
+                 "クイックタイミングのものより先に処理する。",
+    "core[6-10]": "誘発した通常のリクエストは、コントローラーが選んだ順に1つずつ置かれ、"
+                  "その順は記録されなければならない。",
+    "core[6-10-5]": "誘発したメインタイミングの通常のリクエストは、ステージが空ならそこに置かれ、"
+                    "ほかのステージのリクエストと同じく解決されなければならない。",
+    "core[6-10-6]": "誘発したメインタイミングの通常のリクエストは、ステージが空でなければ置かれず"
+                    "破棄される。",
+    "core[7]": "即時のリクエストはステージに置かれず、リクエストされるとすぐに解決され、"
+               "チャンスは動かない。",
+    "core[8]": "即時のリクエストは、リクエストの直後、ほかの何よりも先に解決される。",
+    "core[9]": "解決のたびに勝敗判定を行い、勝敗が決まったらそれ以上は何も行えない。",
+    "core[10]": "通常のリクエストはステージの一番上に置かれ、解決の前にほかのプレイヤーが"
+                "応答できる。",
+    "core[11]": "パスを記録できるのはチャンスを持つプレイヤーからだけである。",
+    "core[12]": "ステージのリクエストは、最後のリクエストの後に全プレイヤーがパスしてから"
+                "解決される。",
+    "core[15]": "ステージは後入れ先出しで解決する：最後に置かれたリクエストが最初に解決される。",
+}
+"""The same statements written in Japanese for this tool (``--lang ja``), in the core
+rule's own words (チャンス, ステージ, バッファ, 即時, 誘発 ...)."""
+
 
 def _games_to_ask(game: str | None) -> list[GamePlugin]:
     """The game named first (when registered), then every other registered game."""
@@ -58,17 +94,20 @@ def _games_to_ask(game: str | None) -> list[GamePlugin]:
     return first + [g for g in games() if g.id != game]
 
 
-def rule_statement(rule: str, game: str | None = None) -> str:
-    """The English statement of ``rule`` (the core's, else ``game``'s, else any registered
-    game's); a rule no statement covers is named as such."""
-    text = RULE_STATEMENTS.get(rule)
+def rule_statement(rule: str, game: str | None = None, lang: str = "en") -> str:
+    """The statement of ``rule`` in ``lang`` (the core's, else ``game``'s, else any
+    registered game's); a rule no statement covers is named as such."""
+    ja = lang == "ja"
+    text = (RULE_STATEMENTS_JA if ja else RULE_STATEMENTS).get(rule)
     if text is not None:
         return text
     candidates = _games_to_ask(game)
     for plugin in candidates:
-        text = plugin.rule_statements.get(rule)
+        text = (plugin.rule_statements_ja if ja else plugin.rule_statements).get(rule)
         if text is not None:
             return text
+    if ja:
+        return f"{rule}（この規則の要約は未登録）"
     family = "a step of the core flow" if rule.startswith("core") else next(
         (p.rule_book for p in candidates if p.rule_prefix and rule.startswith(p.rule_prefix)),
         "a rule")

@@ -18,6 +18,8 @@ import typer
 from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.live import Answer, LiveTable
 from coreflow_judge.adjudicator.notation import NotationError, read_notation
+from coreflow_judge.cli.i18n import HELP_JA, japanese_labels, speed_word
+from coreflow_judge.cli.i18n import text as say_text
 from coreflow_judge.cli.play import Output
 from coreflow_judge.events.models import LogLine, MatchStarted, TakenBack
 from coreflow_judge.events.store import (
@@ -77,49 +79,82 @@ class StoredMatch:
 # ------------------------------------------------------------------ answers
 
 
-def _line_text(line: LogLine) -> str:
-    """A stored line in a few words."""
+def _line_text(line: LogLine, lang: str = "en",
+               action_name: Callable[[str], str] = str) -> str:
+    """A stored line in a few words (``action_name``: an action id as the answer names it)."""
     d = line.model_dump(exclude_none=True, exclude={"seq", "hash", "at"})
     kind = d.pop("type")
+
+    def t(key: str, **fields: object) -> str:
+        return say_text(lang, key, **fields)
+
     if kind == "request":
         extra = [*d.get("key_cards", []), *(f"{c['kind']}:{c['ref']}" for c in d.get("costs", [])),
-                 *(f">{t}" for t in d.get("targets", []))]
-        return f"{d['player']} requests {d['action']} as {d['request']}" + (
-            f" ({' '.join(extra)})" if extra else "")
+                 *(f">{x}" for x in d.get("targets", []))]
+        return t("line.request", player=d["player"], action=action_name(d["action"]),
+                 request=d["request"]) + (f" ({' '.join(extra)})" if extra else "")
     if kind == "pass":
-        return f"{d['player']} passes" + (f" ({d['note']})" if d.get("note") else "")
+        return t("line.pass", player=d["player"]) + (f" ({d['note']})" if d.get("note") else "")
     if kind == "chance_moved":
-        return f"chance → {d['to']}"
+        return t("line.chance", to=d["to"])
     if kind == "turn_started":
-        return f"turn {d['turn']}: {d['player']}"
+        return t("line.turn", turn=d["turn"], player=d["player"])
     if kind in ("stage", "discard"):
-        return f"{kind} {d['request']}"
+        return t(f"line.{kind}", request=d["request"])
     if kind == "trigger":
-        return f"trigger {d['request']} ({d['action']} of {d.get('controller', '?')})"
+        return t("line.trigger", request=d["request"], action=action_name(d["action"]),
+                 controller=d.get("controller", "?"))
     if kind == "resolve":
-        return f"{d['request']} {d['result']}"
+        return t(f"line.{d['result']}", request=d["request"])
     if kind == "game_ended":
-        return "game ended: " + (f"{d['winner']} wins" if d.get("winner") else "draw") + (
-            f" ({d['reason']})" if d.get("reason") else "")
+        who = t("play.wins", winner=d["winner"]) if d.get("winner") else t("play.a_draw")
+        return t("line.ended", who=who) + (
+            t("line.reason", reason=d["reason"]) if d.get("reason") else "")
     if kind == "taken_back":
-        return f"taken back: {d['lines']} line{'s' if d['lines'] != 1 else ''}"
+        return t("line.taken_back", count=d["lines"], s="s" if d["lines"] != 1 else "")
     if kind == "game_started":
-        return f"the game starts, {d['first_player']} first"
+        return t("line.game_started", player=d["first_player"])
     if kind == "roll":
-        return f"{d['player']} rolls {d['result']} on d{d['sides']}"
+        return t("line.roll", player=d["player"], result=d["result"], sides=d["sides"])
     return kind
 
 
-def _finding_text(f: Finding) -> str:
+def _finding_text(f: Finding, lang: str = "en") -> str:
+    """``code: message``; in Japanese ``code（meaning）: message``, the message English."""
+    if lang == "ja":
+        from coreflow_judge.adjudicator.findings import meaning
+
+        said = meaning(f.code, "ja")
+        if said is not None:
+            return f"{f.code}（{said}）: {f.message.rstrip('.')}"
     return f"{f.code}: {f.message.rstrip('.')}"
 
 
 class Speaker:
     """Writes one answer per input line, as text or JSON."""
 
-    def __init__(self, out: TextIO, fmt: Output) -> None:
+    def __init__(self, out: TextIO, fmt: Output, lang: str = "en") -> None:
         self.out = out
         self.fmt = fmt
+        self.lang = lang if fmt is Output.text else "en"
+        """The language of the answers: JSON answers are English in every language."""
+        self._actions: dict[str, str] = {}
+
+    def text(self, key: str, **fields: object) -> str:
+        """A fixed answer in the speaker's language."""
+        return say_text(self.lang, key, **fields)
+
+    def action_name(self, action: str) -> str:
+        """An action id as the answers name it: its Japanese name in Japanese."""
+        return self._actions.get(action, action)
+
+    def learn_names(self, rules: str) -> None:
+        """The match's rules (``blackpoker/9.0``): its actions' Japanese names, if Japanese."""
+        if self.lang == "ja":
+            self._actions = dict(japanese_labels(rules).actions)
+
+    def line(self, line: LogLine) -> str:
+        return _line_text(line, self.lang, self.action_name)
 
     def say(self, status: str, message: str, no: int | None = None, **data: Any) -> None:
         if self.fmt is Output.json:
@@ -127,30 +162,36 @@ class Speaker:
             obj.update(data)
             self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
         else:
-            self.out.write(f"{status}: {message}\n" if status not in ("ok", "info")
-                           else f"{message}\n")
+            shown = say_text(self.lang, f"status.{status}") if status not in ("ok", "info") \
+                else ""
+            self.out.write(f"{shown}: {message}\n" if shown else f"{message}\n")
         self.out.flush()
 
     def answer(self, no: int, answer: Answer, table: LiveTable) -> None:
         if not answer.accepted:
             first = answer.errors[0]
-            more = f" (and {len(answer.errors) - 1} more)" if len(answer.errors) > 1 else ""
-            self.say("refused", _finding_text(first) + more + "; nothing was recorded", no,
+            more = self.text("play.more", count=len(answer.errors) - 1) \
+                if len(answer.errors) > 1 else ""
+            self.say("refused", self.text("play.refused", finding=_finding_text(first, self.lang),
+                                          more=more), no,
                      findings=[f.as_dict() for f in answer.findings])
             return
         parts: list[str] = []
         line = answer.line
         derived = [ln for ln in answer.stored if ln is not line]
-        head = f"ok {line.seq}: {_line_text(line)}" if line is not None else "ok"
+        head = f"ok {line.seq}: {self.line(line)}" if line is not None else "ok"
         if derived:
-            parts.append("with " + ", ".join(f"{d.seq} {_line_text(d)}" for d in derived))
+            parts.append(self.text("play.with", lines=", ".join(
+                f"{d.seq} {self.line(d)}" for d in derived)))
         for f in answer.findings:
-            parts.append(f"{f.severity} {_finding_text(f)}")
+            parts.append(f"{say_text(self.lang, f'severity.{f.severity}')} "
+                         f"{_finding_text(f, self.lang)}")
         if table.over:
             result = table.flow.result
             if result is not None:
-                who = f"{result.winner} wins" if result.winner else "a draw"
-                parts.append(f"the game is over: {who} ({result.reason})")
+                who = self.text("play.wins", winner=result.winner) if result.winner \
+                    else self.text("play.a_draw")
+                parts.append(self.text("play.over", who=who, reason=result.reason))
         self.say("ok", head + ("; " + "; ".join(parts) if parts else ""), no,
                  seq=line.seq if line is not None else None,
                  stored=[ln.model_dump(mode="json", exclude_none=True) for ln in answer.stored],
@@ -197,6 +238,7 @@ class Session:
     def _open(self, match_id: str) -> None:
         self.match = StoredMatch(self.recorder, match_id)
         self.table = LiveTable(self.match.lines(), self.match.append, self.keep_mistakes)
+        self.speaker.learn_names(self.table.flow.header.rules)
 
     def _reopen(self) -> None:
         """Another writer appended to this match: read it again from the store."""
@@ -229,8 +271,9 @@ class Session:
                             "--player ...), or --resume MATCH_ID")
         self.start(line)
         assert self.table is not None
-        self.speaker.say("ok", f"ok 1: match {line.match_id} started ({line.rules}, "
-                         f"{line.format}, {' v '.join(line.players)})", no, seq=1)
+        self.speaker.say("ok", self.speaker.text(
+            "play.started", match=line.match_id, rules=line.rules, format=line.format,
+            players=" v ".join(line.players)), no, seq=1)
         return True
 
     def _enter(self, no: int, text: str) -> None:
@@ -240,12 +283,11 @@ class Session:
             line = read_notation(text, table.view(), table.flow.next_seq)
         except NotationError as exc:
             self.trouble = True
-            self.speaker.say("unread", f"{exc}; nothing was recorded", no)
+            self.speaker.say("unread", self.speaker.text("play.unread", error=exc), no)
             return
         if isinstance(line, MatchStarted):
             self.trouble = True
-            self.speaker.say("refused", "a match is already being played: one match per "
-                             "table (start another coreflow play for the next)", no)
+            self.speaker.say("refused", self.speaker.text("play.second_match"), no)
             return
         if isinstance(line, TakenBack):
             self.cmd_undo(no, line.reason or "")
@@ -255,10 +297,7 @@ class Session:
         except RecordConflict:
             self._reopen()
             self.trouble = True
-            self.speaker.say("conflict", "another writer appended to this match first; "
-                             "your line was not recorded: the table now reads as stored "
-                             "(type 'board', then enter the line again if it still stands)",
-                             no)
+            self.speaker.say("conflict", self.speaker.text("play.conflict"), no)
             return
         if not answer.accepted:
             self.trouble = True
@@ -266,20 +305,25 @@ class Session:
 
     # -------------------------------------------------------------- commands
     def cmd_help(self, no: int, _rest: str) -> bool:
-        self.speaker.say("info", HELP, no)
+        self.speaker.say("info", HELP_JA if self.speaker.lang == "ja" else HELP, no)
         return True
 
     def cmd_legal(self, no: int, _rest: str) -> bool:
         assert self.table is not None
-        self.speaker.say("info", "\n".join(self.table.legal()) or "nothing to do", no,
+        self.speaker.say("info", "\n".join(self.table.legal())
+                         or self.speaker.text("play.nothing_to_do"), no,
                          legal=self.table.legal())
         return True
 
     def cmd_actions(self, no: int, _rest: str) -> bool:
         assert self.table is not None
         actions = getattr(self.table.flow.rules, "actions", {})
-        rows = [f"{a.id}  {a.name_ja}  ({a.name}; {a.speed}, {a.timing}"
-                f"{'' if a.direct else ', started by the rules'})" for a in actions.values()]
+        lang = self.speaker.lang
+        rows = [self.speaker.text(
+            "play.action_row", id=a.id, name_ja=a.name_ja, name=a.name,
+            speed=speed_word(lang, a.speed), timing=speed_word(lang, a.timing),
+            rules_only="" if a.direct else self.speaker.text("play.rules_only"))
+            for a in actions.values()]
         self.speaker.say("info", "\n".join(rows), no)
         return True
 
@@ -288,7 +332,7 @@ class Session:
         from coreflow_judge.projections.board import snapshot
 
         assert self.table is not None
-        self.speaker.say("info", board_text(snapshot(self.table.flow)), no)
+        self.speaker.say("info", board_text(snapshot(self.table.flow), self.speaker.lang), no)
         return True
 
     def cmd_undo(self, no: int, rest: str) -> bool:
@@ -303,16 +347,15 @@ class Session:
         except RecordConflict:
             self._reopen()
             self.trouble = True
-            self.speaker.say("conflict", "another writer appended to this match first; "
-                             "nothing was taken back", no)
+            self.speaker.say("conflict", self.speaker.text("play.undo_conflict"), no)
             return True
         if line is None:
             self.trouble = True
-            self.speaker.say("refused", f"fewer than {entries} entries are left to take back",
+            self.speaker.say("refused", self.speaker.text("play.undo_too_many", count=entries),
                              no)
             return True
-        self.speaker.say("ok", f"ok {line.seq}: {_line_text(line)} (the table goes on from "
-                         "before them)", no, seq=line.seq)
+        self.speaker.say("ok", self.speaker.text("play.undone", seq=line.seq,
+                                                 line=self.speaker.line(line)), no, seq=line.seq)
         return True
 
     def cmd_quit(self, no: int, _rest: str) -> bool:
@@ -338,8 +381,8 @@ class Session:
             return "header> "
         flow = table.flow
         stage = " ".join(r.id for r in flow.stage) or "-"
-        return (f"[turn {flow.turn} {flow.turn_player or '-'} · chance {flow.chance or '-'}"
-                f" · stage {stage}] > ")
+        return self.speaker.text("play.prompt", turn=flow.turn, player=flow.turn_player or "-",
+                                 chance=flow.chance or "-", stage=stage)
 
     def completions(self) -> list[str]:
         table = self.table

@@ -81,6 +81,58 @@ RULE_STATEMENTS: dict[str, str] = {
 """One plain-English line per section of the BlackPoker rules the rules module cites
 (``bp...``); summaries written for this tool, not quotations."""
 
+CODES_JA: dict[str, str] = {
+    "legality.ability-not-in-force": "有効でない能力によるアクションのリクエスト：切札が伏せて"
+                                     "あるかなくなっている、またはその能力が及ばない兵士から"
+                                     "起こされた（6.1 エクストラ）",
+    "legality.setup-invalid": "フォーマットが認めない準備：切札が3枚以上、またはエクストラ以外の"
+                              "フォーマットでの切札",
+    "timing.not-while-turn-player": "ターンプレイヤーでない間だけ行えるアクションを、自分のターンに"
+                                    "リクエストした（クイック召喚）",
+}
+"""BlackPoker's own codes, their meanings in Japanese."""
+
+RULE_STATEMENTS_JA: dict[str, str] = {
+    "bp3": "フォーマットごとに、ゲーム前に行う準備が決まっている（9.0：プリセットの防壁と兵士、"
+           "最初の手札、公開したカードによる先攻の決定）。",
+    "bp3.4.1.1": "フォーマットで使えるのはアクション一覧にあるアクションだけで、それ以外は"
+                 "リクエストできない。",
+    "bp4.2.1": "ゲームの開始は毎回同じ手順：シャッフルし、7枚引き、上のカードを公開して先攻を決め、"
+               "先攻が1枚引く（9.0 ではその前にプリセットの防壁と兵士を出す）。",
+    "bp4.3.1": "アクションはキーカード・対象・効果・コスト・タイミング・タイプで定義され、"
+               "リクエストはその定義に合っていなければならない。",
+    "bp4.3.1.1": "コストはリクエストしたプレイヤーが全額支払う：B はチャージ状態の防壁をドライブ、"
+                 "L はダメージを1受ける、D は手札を1枚捨てる、S はキャラクターを墓地に送る。",
+    "bp4.3.2.1": "対象のあるアクションは、条件を満たす対象がなければリクエストできず、"
+                 "自分自身を対象にすることもできない。",
+    "bp4.3.3": "リクエストの解決では、効果に書かれたことを過不足なく実行する。",
+    "bp4.3.3.1.1": "解決時に選んだ対象が対象条件を満たしていなければ、そのリクエストは"
+                   "効果なしで解決される（不発）。",
+    "bp4.3.3.1.2": "効果の一部が実行できないときも、実行できる部分だけは実行する。",
+    "bp4.3.3.2.1": "リクエストの解決後、キーカードは墓地に置かれる（効果が場や手札などに"
+                   "移した場合を除く）。",
+    "bp4.4.3": "キャラクターの数字は、カードの数字に、有効なサイズ修正（アップ、ダウンなど）を"
+               "すべて加えたものである。",
+    "bp4.5": "各アクションは、フォーマットのアクション一覧の記載どおりに働く（キーカード、コスト、"
+             "対象、選択、効果）。",
+    "bp4.5.3.2": "1ターンに1回のアクションは、ターンプレイヤーが替わるまで1回しかリクエスト"
+                 "できない。",
+    "bp4.5.3.3": "ルールだけが起こすアクションがあり、チャンスを持っていてもプレイヤーは"
+                 "リクエストできない。",
+    "bp4.5.3.4": "自分がターンプレイヤーでない間にしかリクエストできないアクションがある"
+                 "（クイック召喚）。",
+    "bp-extra.trumps": "エクストラ：ゲーム前に各プレイヤーは切札を2枚まで、デッキとは別に伏せて"
+                       "置ける。切札があるのはエクストラだけである。",
+    "bp-extra.abilities": "エクストラ：切札の能力は表向きの間だけ有効。兵士から起こすアクションは、"
+                          "能力が及ぶチャージ状態の兵士をドライブして起こす。",
+    "bp-extra.giant": "エクストラ：巨人は、攻撃できるときは必ずアタッカーに指定しなければ"
+                      "ならない。",
+    "bp6.2": "各アクションは、フォーマットのアクション一覧の記載どおりのことだけを行う："
+             "キーカード、コスト、対象、求める選択、効果。",
+}
+"""The same statements written in Japanese for this tool (``--lang ja``); the rules' own
+words for actions and zones (ドライブ, 不発, 切札 ...) from the shared rules pack."""
+
 
 def card_text(card: str) -> str:
     """``S9`` -> ``♠9``, ``H12`` -> ``♥Q``, ``bob:C1`` -> ``bob:♣A``; others unchanged."""
@@ -122,7 +174,10 @@ GAME = GamePlugin(
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions", "after", "on_event",
                                        "ng_ranks", "format"),
     bare_editions=True,
+    fixtures_by_format=True,
     codes=CODES,
+    codes_ja=CODES_JA,
+    rule_statements_ja=RULE_STATEMENTS_JA,
     disclosure_from=functools.partial(load_disclosure,
                                       "coreflow_judge.adjudicator.games.blackpoker"),
 )

@@ -18,7 +18,7 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import parse_card
 from coreflow_judge.adjudicator.games.common import EditionDataError
 
 TOP = frozenset({"edition", "deck_zone", "formats", "policy", "characters", "actions",
-                 "triggers", "trumps", "_files"})
+                 "triggers", "trumps", "labels_ja", "_files"})
 ACTION_KEYS = frozenset({
     "name", "name_ja", "direct", "speed", "timing", "cost", "once_per_turn", "key", "target",
     "effect", "choices", "choices_on_resolve", "controller", "formats", "type", "flags",
@@ -38,7 +38,7 @@ PATTERN_KEYS = frozenset({"suits", "ranks", "joker"})
 SUITS = frozenset("SHDC")
 FLAGS = frozenset({"counter_immune", "only_when_not_turn_player",
                    "resolve_before_cost_triggers", "change_target_immune"})
-CHARACTER_KEYS = frozenset({"kind", "size", "haste", "next_generation", "abilities",
+CHARACTER_KEYS = frozenset({"name_ja", "kind", "size", "haste", "next_generation", "abilities",
                             "formats", "labels", "immune", "number", "suits", "untargetable",
                             "regenerates", "grants", "triggers", "must_attack",
                             "bulwark_proof"})

@@ -55,6 +55,37 @@ RULE_STATEMENTS: dict[str, str] = {
 """``il.<block>`` names a block of the seed (seeds/i-language-card-game.txt). Summaries,
 not quotations."""
 
+CODES_JA: dict[str, str] = {
+    "legality.deck-invalid": "ゲームのデッキの決まりに反するデッキ（通常カード3枚、"
+                             "マジックカード3枚以下）",
+    "legality.once-per-game": "特殊能力またはマジックカードを1ゲームに2回使った",
+    "legality.roll-invalid": "ダイスの目が面の数を超えている、または並んだ特殊能力から"
+                             "選べないダイス",
+    "log.roll-missing": "複数の特殊能力から、ダイスの記録なしに1つが選ばれた",
+}
+"""The i-language game's own codes, their meanings in Japanese."""
+
+RULE_STATEMENTS_JA: dict[str, str] = {
+    "il.カード": "カードは数値で定義される：通常カードはコスト・攻撃力・耐久力と、タイミング付きの"
+                "特殊能力、マジックカードはコストと特殊能力。",
+    "il.デッキ": "デッキは通常カード3枚の組み合わせ（手持ちの9枚から選ぶ）で、デッキのカードが"
+                "そのプレイヤーの陣営になる。",
+    "il.マジックカード": "マジックカードは1人3枚まで、宣言して使う。",
+    "il.戦闘処理": "プレイヤーは交互に手番を行い、各10手番。手番のプレイヤーが自分の手番に"
+                 "行動する。",
+    "il.通常カードによる攻撃": "自分の手番に、戦闘不能でない通常カード1枚につき1回攻撃できる。"
+                           "対象の相手通常カードは、攻撃したカードの攻撃力だけ耐久力が減る。",
+    "il.通常カードによる特殊能力行使": "通常カードの特殊能力は1ゲームに1回、カードに書かれた"
+                                "タイミングで使う。",
+    "il.マジックカードによる特殊能力行使": "マジックカードの特殊能力は1ゲームに1回、カードを"
+                                  "宣言していつでも使える。",
+    "il.特殊能力": "カードに特殊能力が複数あるときは、ダイスで使う1つを選ぶ。ダイスの目を記録し、"
+                 "選択はそれに従わなければならない。",
+    "il.耐久力": "耐久力が0以下になった通常カードは破壊される。0未満の値は0として扱う。",
+}
+"""The same statements written in Japanese for this tool (``--lang ja``), in the seed's
+words (陣営, 手番, 耐久力, 戦闘不能 ...)."""
+
 
 def rules(header: MatchStarted, edition: str) -> ILanguageRules:
     """The edition, the format, the players and the header's card definitions."""
@@ -78,6 +109,8 @@ GAME = GamePlugin(
     rules=rules,
     simulate=simulate,
     codes=CODES,
+    codes_ja=CODES_JA,
+    rule_statements_ja=RULE_STATEMENTS_JA,
     rule_statements=RULE_STATEMENTS,
     rule_prefix="il.",
     rule_book="an i-language rule block",
