@@ -92,6 +92,7 @@ CODES_JA: dict[str, str] = {
     "order.trigger-spurious": "誘発条件を満たしていないのに誘発したリクエストが記録された",
     "order.instant-before-own-trigger": ("コストで誘発した即時のリクエストが早すぎる時点で"
                                          "解決された"),
+    "order.request-never-resolved": "ステージに残った依頼を解決しないまま、卓が先へ進んだ",
     "order.win-check-missed": "勝敗が決まった後もゲームが続けられた",
     "precedence.scope-order": "能力が適用範囲の順に適用されていない",
     "precedence.timestamp-order": "同じ適用範囲の能力がタイムスタンプの順に適用されていない",
