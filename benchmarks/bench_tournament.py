@@ -117,8 +117,7 @@ def main() -> int:
                     "[default: $COREFLOW_TEST_POSTGRES]")
     ap.add_argument("--via", choices=sorted(DRIVERS), default="record",
                     help="record: each table runs `coreflow record LOG...` (default); play: "
-                    "each table runs `coreflow play --store S < LOG` per game -- fails until "
-                    "`coreflow play` exists")
+                    "each table runs `coreflow play --store S < LOG` per game, line by line")
     ap.add_argument("--no-baseline", dest="baseline", action="store_false",
                     help="skip the one-process run of the same games")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2,

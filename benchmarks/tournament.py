@@ -114,8 +114,7 @@ def record_driver(store: str, logs: Sequence[Path]) -> list[Invocation]:
 
 
 def play_driver(store: str, logs: Sequence[Path]) -> list[Invocation]:
-    """The line-by-line driver: ``coreflow play --store S < LOG``, one game after another
-    (fails until ``coreflow play`` exists)."""
+    """The line-by-line driver: ``coreflow play --store S < LOG``, one game after another."""
     return [Invocation([*coreflow_argv(), "play", "--store", store], stdin=log) for log in logs]
 
 

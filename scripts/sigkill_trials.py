@@ -20,8 +20,9 @@ Prints the counts per store. Usage::
     python scripts/sigkill_trials.py --trials 50 [--postgres URL] [--logs 8] [--seed 1]
 
 PostgreSQL is tried when ``--postgres`` or ``$COREFLOW_TEST_POSTGRES`` gives a URL.
-``--via play`` drives ``coreflow play --store S < LOG`` instead (fails until ``coreflow
-play`` exists). Exit status 0 when no trial found a problem, 1 otherwise.
+``--via play`` drives ``coreflow play --store S < LOG`` instead, and checks that every
+line play answered ``ok`` for is in the store. Exit status 0 when no trial found a
+problem, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -130,6 +131,7 @@ def main() -> int:
     ap.add_argument("--postgres", metavar="URL", default=os.environ.get("COREFLOW_TEST_POSTGRES"),
                     help="a PostgreSQL server to try too [default: $COREFLOW_TEST_POSTGRES]")
     ap.add_argument("--sqlite-only", action="store_true", help="do not try PostgreSQL")
+    ap.add_argument("--postgres-only", action="store_true", help="do not try SQLite")
     ap.add_argument("--cli-logs", type=int, default=2, metavar="N",
                     help="per trial, check N recorded matches with `coreflow log` itself "
                     "(every match is checked with what `coreflow log` prints, read in this "
@@ -140,14 +142,14 @@ def main() -> int:
                     "while the command is still starting)")
     ap.add_argument("--via", choices=sorted(DRIVERS), default="record",
                     help="record: `coreflow record LOG...` (a batch); play: `coreflow play "
-                    "--store S < LOG` per game (fails until `coreflow play` exists)")
+                    "--store S < LOG` per game")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     ok = True
     with tempfile.TemporaryDirectory(prefix="coreflow-kill-") as tmp:
         work = Path(tmp)
         logs = simulate(work / "logs", args.logs, args.seed)
-        stores: list[tuple[str, str | None]] = [("sqlite", None)]
+        stores: list[tuple[str, str | None]] = [] if args.postgres_only else [("sqlite", None)]
         if args.postgres and not args.sqlite_only:
             stores.append(("postgresql", args.postgres))
         for kind, url in stores:
