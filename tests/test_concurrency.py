@@ -25,6 +25,7 @@ from benchmarks.tournament import (
     drop_postgres_schema,
     kill_trial,
     match_id_of,
+    play_driver,
     postgres_store,
     record_driver,
     recorded_ids,
@@ -195,3 +196,31 @@ def test_sigkill_of_a_batch_record_leaves_each_match_whole_or_absent(
 
 def _schema(url: str) -> str:
     return url.rpartition("schema=")[2]
+
+
+def test_sigkill_of_play_leaves_each_match_whole_up_to_its_last_accepted_line(
+        store: str, logs: list[Path]) -> None:
+    """``coreflow play --store S < LOG`` killed at random moments: every match is whole,
+    absent, or whole up to a line it accepted; every line play answered ``ok`` for is in
+    the store (kill_trial checks the answers printed before the kill), and the store
+    opens."""
+    batch = logs[:2]
+    rng = random.Random(12)
+    started = time.perf_counter()
+    assert run_table(play_driver(sqlite_store(Path(logs[0]).parent, "play-span.db"),
+                                 batch)).exit_codes == [0, 0]
+    span = time.perf_counter() - started
+    trials = []
+    for n in range(4):
+        where = store if n == 0 else (
+            postgres_store(store, f"{_schema(store)}_p{n}") if store.startswith("postgres")
+            else sqlite_store(Path(store).parent, f"play-trial-{n}.db"))
+        try:
+            trials.append(kill_trial("play", where, batch, rng.uniform(0.2 * span, span),
+                                     cli_logs=1))
+        finally:
+            if where != store and where.startswith("postgres"):
+                drop_postgres_schema(where)
+    assert [t.problems for t in trials] == [[]] * 4
+    assert all(t.whole + t.absent + t.cut_short == len(batch) for t in trials)
+    assert any(t.killed for t in trials)
