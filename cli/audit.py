@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 from coreflow_judge.cli import progress
+from coreflow_judge.cli.options import StoreOption
 
 if TYPE_CHECKING:
     import duckdb
     from coreflow_judge.audit.projection import AuditDB, Stream
 
 EXIT_OK, EXIT_NO, EXIT_INPUT = 0, 1, 2
-STORE_ENV_VAR = "COREFLOW_STORE"
-"""events.store.STORE_ENV_VAR (tests/test_cli_conventions.py checks that they agree)."""
 DEFAULT_TIMEOUT = 60.0
 """audit.projection.DEFAULT_TIMEOUT (tests/test_cli_conventions.py checks that they agree)."""
 
@@ -44,11 +43,6 @@ class OutFormat(StrEnum):
     json = "json"
 
 
-StoreOpt = Annotated[
-    str | None,
-    typer.Option("--store", help=f"Event store: a SQLite file or a postgresql:// URL "
-                 f"[default: ${STORE_ENV_VAR}, else ./coreflow.db].", show_default=False),
-]
 TimeoutOpt = Annotated[
     float,
     typer.Option("--timeout", metavar="SECONDS", min=0,
@@ -241,7 +235,7 @@ def audit_command(
         "it, read queries from stdin until EOF or .quit.", show_default=False)] = None,
     fmt: Annotated[OutFormat, typer.Option("--format", help="Output format.")] =
     OutFormat.table,
-    store: StoreOpt = None,
+    store: StoreOption = None,
     audit: AuditOpt = None,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
@@ -337,7 +331,7 @@ def export_command(
     parquet: Annotated[Path, typer.Option(
         "--parquet", metavar="DIR", help="Write every audit table as DIR/TABLE.parquet.",
         show_default=False)],
-    store: StoreOpt = None,
+    store: StoreOption = None,
     audit: AuditOpt = None,
 ) -> None:
     """Export the audit tables (refreshed from the store first) as Parquet files.

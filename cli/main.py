@@ -28,6 +28,12 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, ParamSpec, TypeVar
 import typer
 from coreflow_judge.adjudicator.plugins import GamePlugin, game_of_bare_edition, games
 from coreflow_judge.cli import progress
+from coreflow_judge.cli.options import (
+    JUDGE_VIEW,
+    LangOption,
+    StoreOption,
+    ViewOption,
+)
 from typer.core import TyperCommand, TyperGroup
 
 if TYPE_CHECKING:  # imported by the commands that use them, when they run
@@ -35,11 +41,6 @@ if TYPE_CHECKING:  # imported by the commands that use them, when they run
     from coreflow_judge.events.reader import LineError
     from coreflow_judge.events.store import MatchRecorder
 
-STORE_ENV_VAR = "COREFLOW_STORE"
-"""events.store.STORE_ENV_VAR, named here so that the help does not import the store
-(tests/test_cli_conventions.py checks that they agree)."""
-LANG_ENV_VAR = "COREFLOW_LANG"
-"""cli.i18n.LANG_ENV_VAR, named here so that the help does not import the texts."""
 STDIN = "-"
 """The LOG that names standard input."""
 STDIN_NAME = "<stdin>"
@@ -480,28 +481,7 @@ def _make_store_directory(db: str) -> None:
                        f"{folder}: {exc.strerror or exc} (nothing was recorded)") from None
 
 
-StoreOption = Annotated[
-    str | None,
-    typer.Option(
-        "--store",
-        help=f"Event store: a SQLite file or a postgresql:// URL "
-        f"[default: ${STORE_ENV_VAR}, else ./coreflow.db].",
-        show_default=False,
-    ),
-]
 FormatOption = Annotated[Format, typer.Option("--format", help="Output format.")]
-JUDGE_VIEW = "judge"
-"""projections.view.JUDGE: everything (named here so that the help imports no view)."""
-ViewOption = Annotated[str, typer.Option(
-    "--view", metavar="judge|PLAYER|spectator",
-    help="Whose view: judge (everything), a player of the match (their own hand, what the "
-         "rules show them) or spectator (public only); hidden cards are replaced.")]
-
-
-LangOption = Annotated[str | None, typer.Option(
-    "--lang", metavar="en|ja",
-    help=f"The language of the text: en or ja [default: ${LANG_ENV_VAR}, else en]. JSON "
-         "is the same in every language.", show_default=False)]
 
 
 def _language(option: str | None) -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from coreflow_judge.cli.options import LangOption, StoreOption
 
 EXIT_OK, EXIT_NO, EXIT_INPUT = 0, 1, 2
 
@@ -34,9 +35,7 @@ class Output(StrEnum):
 
 
 def play_command(
-    store: Annotated[str | None, typer.Option(
-        "--store", help="Event store: a SQLite file or a postgresql:// URL "
-        "[default: $COREFLOW_STORE, else ./coreflow.db].", show_default=False)] = None,
+    store: StoreOption = None,
     resume: Annotated[str | None, typer.Option(
         "--resume", metavar="MATCH_ID", help="Go on with a match recorded in the store.",
         show_default=False)] = None,
@@ -61,10 +60,7 @@ def play_command(
         "instead of refusing it.")] = False,
     fmt: Annotated[Output, typer.Option("--format", help="Answers as text or one JSON "
                                         "object per line.")] = Output.text,
-    lang: Annotated[str | None, typer.Option(
-        "--lang", metavar="en|ja", help="The language of the answers: en or ja [default: "
-        "$COREFLOW_LANG, else en]. JSON answers are the same in every language.",
-        show_default=False)] = None,
+    lang: LangOption = None,
 ) -> None:
     """Record a match live: one line of notation (or JSON) per action, judged and stored
     at once.

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-
-JUDGE_VIEW = "judge"
+from coreflow_judge.cli.options import JUDGE_VIEW, StoreOption, ViewOption
 
 
 def view_command(
@@ -28,14 +27,8 @@ def view_command(
     html: Annotated[Path, typer.Option(
         "--html", metavar="OUT.html", help="The page to write (replaced if it exists).",
         show_default=False)],
-    view: Annotated[str, typer.Option(
-        "--view", metavar="judge|PLAYER|spectator",
-        help="Whose view: judge (everything), a player of the match (their own hand, what "
-             "the rules show them) or spectator (public only); hidden cards are replaced.")
-    ] = JUDGE_VIEW,
-    store: Annotated[str | None, typer.Option(
-        "--store", help="Event store: a SQLite file or a postgresql:// URL "
-        "[default: $COREFLOW_STORE, else ./coreflow.db].", show_default=False)] = None,
+    view: ViewOption = JUDGE_VIEW,
+    store: StoreOption = None,
 ) -> None:
     """Write a match as one HTML page: timeline, board at each line, findings.
 

@@ -110,10 +110,13 @@ def test_judging_a_log_imports_its_games_rules_only() -> None:
 def test_the_constants_the_cli_names_are_the_librarys() -> None:
     from coreflow_judge.adjudicator import rulings
     from coreflow_judge.audit import projection
-    from coreflow_judge.cli import audit, fixture, main
+    from coreflow_judge.cli import audit, fixture, i18n, options
     from coreflow_judge.events import store
+    from coreflow_judge.projections import view
 
-    assert main.STORE_ENV_VAR == audit.STORE_ENV_VAR == store.STORE_ENV_VAR
+    assert options.STORE_ENV_VAR == store.STORE_ENV_VAR
+    assert options.LANG_ENV_VAR == i18n.LANG_ENV_VAR
+    assert options.JUDGE_VIEW == view.JUDGE
     assert audit.DEFAULT_TIMEOUT == projection.DEFAULT_TIMEOUT
     assert fixture.DEFAULT_DIR == rulings.DEFAULT_DIR
 

@@ -265,7 +265,3 @@ def test_readme_japanese_example_is_what_the_cli_prints() -> None:
     assert done.returncode == 1 and shown == done.stdout
 
 
-def test_the_cli_names_the_same_environment_variable() -> None:
-    from coreflow_judge.cli import i18n, main
-
-    assert main.LANG_ENV_VAR == i18n.LANG_ENV_VAR == "COREFLOW_LANG"

@@ -7,6 +7,7 @@ the complete log the simulator wrote (``coreflow log`` = ``coreflow normalize``)
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import pty
@@ -334,6 +335,8 @@ def test_japanese_action_names_and_defaults() -> None:
 
 
 def _read_until(fd: int, pattern: str, timeout: float = 60) -> str:
+    # One decoder for the whole read: a character's bytes may arrive in two reads.
+    decode = codecs.getincrementaldecoder("utf-8")("replace").decode
     seen = ""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -341,7 +344,7 @@ def _read_until(fd: int, pattern: str, timeout: float = 60) -> str:
         if not ready:
             continue
         try:
-            chunk = os.read(fd, 4096).decode("utf-8", "replace")
+            chunk = decode(os.read(fd, 4096))
         except OSError:
             break
         seen += chunk
