@@ -137,8 +137,11 @@ class CoreFlow:
         return self.ledger.complete_log()
 
     # ------------------------------------------------------------------ helpers
-    def report(self, code: str, rule: str, message: str, **kw: Any) -> None:
-        self.findings.append(finding(code, self.last_seq, rule, message, **kw))
+    def report(self, code: str, rule: str, message: str, seq: int | None = None,
+               **kw: Any) -> None:
+        """A finding about line ``seq`` (by default the line being fed)."""
+        self.findings.append(finding(code, self.last_seq if seq is None else seq, rule,
+                                     message, **kw))
 
     def cite(self, code: str, core: str) -> str:
         """The rule a core check rests on: the game's own clause if it names one."""
@@ -262,11 +265,11 @@ class CoreFlow:
             self.resolutions.pop(seq, None)
             self.run_trigger_check()
             del self.findings[before:]  # the resolution's own notes belong to the repair
-            self.report_at(seq, "order.trigger-missed", "core[6-10-5]",
-                           f"The table never played {req.action.name} ({req.id}) of "
-                           f"{req.controller}: it went on as if it resolved with nothing "
-                           "chosen, and the game is judged so from here.",
-                           expected=f"resolve {req.id}", actual="skipped")
+            self.report("order.trigger-missed", "core[6-10-5]",
+                        f"The table never played {req.action.name} ({req.id}) of "
+                        f"{req.controller}: it went on as if it resolved with nothing "
+                        "chosen, and the game is judged so from here.", seq=seq,
+                        expected=f"resolve {req.id}", actual="skipped")
             return True
         if kind == "left":
             action = self.rules.action(line.action) if isinstance(line, Request) else None
@@ -280,20 +283,16 @@ class CoreFlow:
             self.give_chance_to_turn_player()
             del self.findings[before:]
             names = ", ".join(f"{r.id} ({r.action.name})" for r in left)
-            self.report_at(seq, "order.request-never-resolved", "core[15]",
-                           f"{names} never resolved: {'it was' if len(left) == 1 else 'they were'}"
-                           " still on the stage, and the table went on as if "
-                           f"{'it had' if len(left) == 1 else 'they had'} left it. Under the "
-                           f"rules every player passes again and {left[-1].id} resolves "
-                           "before anything with main timing; the game is judged as played "
-                           "from here.", expected=f"resolve {left[-1].id}",
-                           actual="went on without it")
+            one = len(left) == 1
+            self.report("order.request-never-resolved", "core[15]",
+                        f"{names} never resolved: {'it was' if one else 'they were'} still "
+                        f"on the stage, and the table went on as if {'it' if one else 'they'}"
+                        f" had left it. Under the rules every player passes again and "
+                        f"{left[-1].id} resolves before anything with main timing; the game "
+                        "is judged as played from here.", seq=seq,
+                        expected=f"resolve {left[-1].id}", actual="went on without it")
             return True
         return False
-
-    def report_at(self, seq: int, code: str, rule: str, message: str, **kw: Any) -> None:
-        """A finding about line ``seq`` (not the line being fed)."""
-        self.findings.append(finding(code, seq, rule, message, **kw))
 
     def skip(self, line: LogLine) -> None:
         """A line a correction took back (or the correction itself): it stays in the

@@ -185,7 +185,7 @@ MAX_REPAIR_TRIALS = 20
 
 
 @dataclass(slots=True)
-class _Run:
+class ReplayRun:
     """One replay of a log: its flow, its error count and the lines worth a repair."""
 
     flow: CoreFlow
@@ -197,7 +197,7 @@ class _Run:
 
 
 def replay(pairs: Pairs, skipped: set[int], repairs: dict[int, str], upto: int | None = None,
-           ) -> _Run:
+           ) -> ReplayRun:
     """Feed ``pairs`` (the first ``upto`` of them) to a new flow, taking the table as it
     played at the lines ``repairs`` names. Not finished (:meth:`CoreFlow.finish`)."""
     no, first = pairs[0]
@@ -217,10 +217,10 @@ def replay(pairs: Pairs, skipped: set[int], repairs: dict[int, str], upto: int |
             if staged and kind is None:
                 candidates.append(i)
     errors = sum(1 for f in flow.findings if f.severity == "error")
-    return _Run(flow, errors, candidates, erring)
+    return ReplayRun(flow, errors, candidates, erring)
 
 
-def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[dict[int, str], _Run]:
+def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[dict[int, str], ReplayRun]:
     """Where the table went on from a departure, and how (docs/decisions.md, "Root cause
     first"): a repair is kept at a line when it makes that line keep the rules and leaves
     no more errors in the whole log (at a tie the repair's one finding names the cause,

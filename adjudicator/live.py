@@ -22,7 +22,7 @@ from typing import Any
 
 from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow
-from coreflow_judge.adjudicator.judge import plan_repairs, replay, taken_back
+from coreflow_judge.adjudicator.judge import plan_repairs, taken_back
 from coreflow_judge.adjudicator.ledger import DERIVABLE, Derived
 from coreflow_judge.adjudicator.notation import TableView
 from coreflow_judge.events.models import LogLine, MatchStarted, Request, TakenBack
@@ -131,8 +131,6 @@ class LiveTable:
             items = _standing(flow)
             findings = [f for f in flow.findings if f.seq == line.seq]
             errors = [f for f in findings if f.severity == "error"]
-            line = next((it for it in reversed(items) if not isinstance(it, Derived)
-                         and it.seq == line.seq), line)  # type: ignore[union-attr]
             self.flow = flow
         if errors and not self.keep_mistakes:
             self.flow = self._replay()
@@ -250,9 +248,7 @@ class LiveTable:
         """The flow of ``lines`` as the judge reads them: corrections skipped, and the table
         taken as played after a departure the later lines show (:func:`plan_repairs`)."""
         pairs: list[tuple[int, LogLine | Any]] = list(enumerate(lines, start=1))
-        skipped = taken_back(lines)
-        repairs, _run = plan_repairs(pairs, skipped) if len(lines) > 1 else ({}, None)
-        return replay(pairs, skipped, repairs).flow if _run is None else _run.flow
+        return plan_repairs(pairs, taken_back(lines))[1].flow
 
     def _unchanged(self, items: list[LogLine | Derived]) -> bool:
         """Whether the flow's complete log still begins with the stored lines: the same

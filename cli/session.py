@@ -17,7 +17,7 @@ from typing import Any, TextIO
 import typer
 from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.live import Answer, LiveTable
-from coreflow_judge.adjudicator.notation import NotationError, read_notation
+from coreflow_judge.adjudicator.notation import NotationError, TableView, read_notation
 from coreflow_judge.cli.i18n import HELP_JA, japanese_labels, speed_word
 from coreflow_judge.cli.i18n import text as say_text
 from coreflow_judge.cli.play import Output
@@ -398,15 +398,8 @@ class Session:
         return words
 
 
-class _NoTable:
-    """The reader's view before any match: a JSON line only."""
-
-    players: tuple[str, ...] = ()
-    action_names: dict[str, str] = {}
-    request_ids: frozenset[str] = frozenset()
-
-
-_NO_TABLE: Any = _NoTable()
+_NO_TABLE = TableView((), {}, ())
+"""The reader's view before any match: a JSON line only."""
 
 
 def _input_lines(interactive: bool, prompt: Callable[[], str]) -> Iterator[tuple[int, str]]:

@@ -123,7 +123,7 @@ class BoardProjector:
         self.seqs = _seq_of(pairs)
         self.skipped = taken_back([item for _no, item in pairs])
         """Positions of lines a correction took back (fed as skipped, as the judge does)."""
-        self.repairs = plan_repairs(pairs, self.skipped)[0] if len(pairs) > 1 else {}
+        self.repairs = plan_repairs(pairs, self.skipped)[0]
         """Where the judge takes the table as played (the board shows the same table)."""
         no, first = pairs[0]
         self._live = start_flow(first, no)

@@ -263,5 +263,3 @@ def test_readme_japanese_example_is_what_the_cli_prints() -> None:
          "fixtures/examples/disputed-counter.jsonl", "--lang", "ja"],
         cwd=ROOT, text=True, capture_output=True, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 1 and shown == done.stdout
-
-
