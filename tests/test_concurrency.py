@@ -20,12 +20,13 @@ import pytest
 from coreflow_judge.events.store import open_recorder, parse_jsonl
 
 from benchmarks.tournament import (
+    DRIVERS,
+    Trial,
     compare,
     coreflow_argv,
     drop_postgres_schema,
     kill_trial,
     match_id_of,
-    play_driver,
     postgres_store,
     record_driver,
     recorded_ids,
@@ -170,32 +171,41 @@ def test_two_processes_appending_to_one_match_one_wins_the_loser_writes_nothing(
     assert compare(match_id, text, stored_in_process(store, [match_id])[match_id]).whole
 
 
-def test_sigkill_of_a_batch_record_leaves_each_match_whole_or_absent(
-        store: str, logs: list[Path]) -> None:
-    batch = logs[:4]
-    rng = random.Random(11)
+def _kill_trials(driver: str, store: str, batch: list[Path], trials: int, seed: int,
+                 earliest: float) -> list[Trial]:
+    """``trials`` kills of ``driver`` on ``batch``, each on a fresh store of the kind of
+    ``store`` (the first on ``store`` itself), at a random moment from ``earliest`` (a
+    fraction of an uninterrupted run, measured first) to its end."""
+    rng = random.Random(seed)
     started = time.perf_counter()
-    assert run_table(record_driver(sqlite_store(Path(logs[0]).parent, "span.db"),
-                                   batch)).exit_codes == [0]
+    span_store = sqlite_store(Path(batch[0]).parent, f"{driver}-span.db")
+    assert set(run_table(DRIVERS[driver](span_store, batch)).exit_codes) == {0}
     span = time.perf_counter() - started
-    trials = []
-    for n in range(5):
+    out = []
+    for n in range(trials):
         where = store if n == 0 else (
-            postgres_store(store, f"{_schema(store)}_{n}") if store.startswith("postgres")
-            else sqlite_store(Path(store).parent, f"trial-{n}.db"))
+            postgres_store(store, f"{_schema(store)}_{driver}{n}")
+            if store.startswith("postgres")
+            else sqlite_store(Path(store).parent, f"{driver}-trial-{n}.db"))
         try:
-            trials.append(kill_trial("record", where, batch, rng.uniform(0, span),
-                                     cli_logs=1))
+            out.append(kill_trial(driver, where, batch, rng.uniform(earliest * span, span),
+                                  cli_logs=1))
         finally:
             if where != store and where.startswith("postgres"):
                 drop_postgres_schema(where)
-    assert [t.problems for t in trials] == [[]] * 5
-    assert all(t.whole + t.absent == len(batch) for t in trials)
-    assert any(t.killed for t in trials)
+    assert [t.problems for t in out] == [[]] * trials
+    assert any(t.killed for t in out)
+    return out
 
 
 def _schema(url: str) -> str:
     return url.rpartition("schema=")[2]
+
+
+def test_sigkill_of_a_batch_record_leaves_each_match_whole_or_absent(
+        store: str, logs: list[Path]) -> None:
+    trials = _kill_trials("record", store, logs[:4], trials=5, seed=11, earliest=0.0)
+    assert all(t.whole + t.absent == 4 for t in trials)
 
 
 def test_sigkill_of_play_leaves_each_match_whole_up_to_its_last_accepted_line(
@@ -204,23 +214,5 @@ def test_sigkill_of_play_leaves_each_match_whole_up_to_its_last_accepted_line(
     absent, or whole up to a line it accepted; every line play answered ``ok`` for is in
     the store (kill_trial checks the answers printed before the kill), and the store
     opens."""
-    batch = logs[:2]
-    rng = random.Random(12)
-    started = time.perf_counter()
-    assert run_table(play_driver(sqlite_store(Path(logs[0]).parent, "play-span.db"),
-                                 batch)).exit_codes == [0, 0]
-    span = time.perf_counter() - started
-    trials = []
-    for n in range(4):
-        where = store if n == 0 else (
-            postgres_store(store, f"{_schema(store)}_p{n}") if store.startswith("postgres")
-            else sqlite_store(Path(store).parent, f"play-trial-{n}.db"))
-        try:
-            trials.append(kill_trial("play", where, batch, rng.uniform(0.2 * span, span),
-                                     cli_logs=1))
-        finally:
-            if where != store and where.startswith("postgres"):
-                drop_postgres_schema(where)
-    assert [t.problems for t in trials] == [[]] * 4
-    assert all(t.whole + t.absent + t.cut_short == len(batch) for t in trials)
-    assert any(t.killed for t in trials)
+    trials = _kill_trials("play", store, logs[:2], trials=4, seed=12, earliest=0.2)
+    assert all(t.whole + t.absent + t.cut_short == 2 for t in trials)
