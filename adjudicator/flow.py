@@ -58,6 +58,16 @@ def _result_words(result: str, winner: str | None, reason: str | None) -> str:
     return f"{winner} wins{why}" if result == "win" else f"a draw{why}"
 
 
+def _player_named(line: LogLine | None) -> str | None:
+    """The player a line names as its actor: who starts a turn, requests or passes, who
+    controls a trigger, who the chance goes to."""
+    for name in ("player", "controller", "to"):
+        who = getattr(line, name, None)
+        if isinstance(who, str) and who != SYSTEM:
+            return who
+    return None
+
+
 class Continuation(Enum):
     """Where the flow goes once a trigger check [6] has emptied the buffer: the arrow of
     the chart it left to run the check. Kept on a stack; the latest goes first."""
@@ -93,10 +103,12 @@ class CoreFlow:
         self.awaiting_instant: Req | None = None
         """An instant request made ([7]) and waiting for its resolve line ([8])."""
         self.open_call: str | None = None
+        """The shortcut call of the last pass, until a request or resolution."""
         self.call_chain: tuple[str, ...] = ()
         """The actions an open call still carries play through after the top of the stage
         (see FlowPolicy.shortcut_calls)."""
-        """The shortcut call of the last pass, until a request or resolution."""
+        self.turn_untouched = False
+        """A turn has just started and no player has decided anything in it yet."""
         self.continuations: list[Continuation] = []
         self.result: GameResult | None = None
         self.recorded_end: GameEnded | None = None
@@ -209,6 +221,7 @@ class CoreFlow:
             self.silenced = True
             return self._since(start)
         ledger.decision(line)
+        self.turn_untouched = False
         if kind == "game_started":
             self._on_game_started(line)  # type: ignore[arg-type]
         elif not self.started:
@@ -249,8 +262,16 @@ class CoreFlow:
           they had left it (a request a Counter did not negate, believed negated). Only
           before what only an empty stage allows (``line``): a main-timing request, or
           the chance recorded going to the turn player.
+        - ``turn``: the turn that just started was played by another player (``line``
+          names them): the same player took two turns in a row. Only before anyone
+          decided anything in the turn, with the stage empty, and where the game can make
+          its turn start that player's (:meth:`~adjudicator.game.RulesHooks.hand_turn_over`).
         """
-        if not self.stage or self.pending_decisions() or self.result is not None:
+        if self.result is not None:
+            return False
+        if kind == "turn":
+            return self._hand_turn_over(seq, line)
+        if not self.stage or self.pending_decisions():
             return False
         before = len(self.findings)
         if kind == "skipped":
@@ -293,6 +314,48 @@ class CoreFlow:
                         expected=f"resolve {left[-1].id}", actual="went on without it")
             return True
         return False
+
+    def _hand_turn_over(self, seq: int, line: LogLine | None) -> bool:
+        """The ``turn`` repair of :meth:`repair`: the turn under way is the table's player's.
+
+        The player is the one ``line`` names (who starts the turn, requests, passes or
+        controls a trigger; in a game of two, the other player when it names nobody). What
+        the rules derived for the turn's start and the log has not yet written (its
+        ``turn_started``, the chance move, the turn-start triggers) becomes that player's,
+        where it stood."""
+        rightful = self.turn_player
+        who = _player_named(line)
+        if who is None and len(self.players) == 2:
+            who = next(p for p in self.players if p != rightful)
+        if who is None or who == rightful or who not in self.players or self.stage \
+                or self.awaiting_instant is not None or not self.turn_untouched:
+            return False
+        if isinstance(line, TurnStarted) and line.turn != self.turn:
+            return False
+        handed = self.rules.hand_turn_over(self, who)
+        if handed is None:
+            return False
+        again = self.turn > 1 and self.next_player(who) == rightful  # who had the last turn
+        self.turn_player = who
+        if self.chance == rightful:
+            self.chance = who
+        self.passed.clear()
+        for d in self.ledger.expected:
+            f = d.fields
+            if d.model is TurnStarted and f["player"] == rightful:
+                f["player"] = who
+            elif d.model is ChanceMoved and f["to"] == rightful:
+                f["to"] = who
+            elif d.model is Trigger and d.req in handed:
+                f["controller"] = who
+        self.report("timing.turn-wrong-player", self.cite("timing.turn-wrong-player", "core[2]"),
+                    f"Turn {self.turn} was {rightful}'s: {who} played it instead"
+                    f"{' (a second turn in a row)' if again else ''}. Under the rules "
+                    f"{rightful} had the turn from here; the game is judged with turn "
+                    f"{self.turn} as {who}'s.", seq=seq,
+                    expected=f"turn {self.turn} of {rightful}",
+                    actual=f"turn {self.turn} of {who}")
+        return True
 
     def skip(self, line: LogLine) -> None:
         """A line a correction took back (or the correction itself): it stays in the
@@ -901,6 +964,7 @@ class CoreFlow:
         self.turn_player = player
         self.turn += 1
         self.once_used.clear()
+        self.turn_untouched = True
         self.ledger.derive(TurnStarted, dict(player=player, turn=self.turn))
 
     # ------------------------------------------------------------------ [9] the game end

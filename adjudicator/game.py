@@ -182,6 +182,11 @@ class GameRules(Protocol[FlowT, ReqT]):
         is once the pending requests are done (see RulesHooks)."""
         ...
 
+    def hand_turn_over(self, flow: FlowT, player: str) -> list[Any] | None:
+        """The table played the turn that just started as ``player``'s: make the turn's
+        start that player's (see RulesHooks)."""
+        ...
+
     def win_check_unknown(self, flow: FlowT) -> str | None:
         """Why the win/lose check cannot be ruled from the log here (a count or card the
         log does not show), or None when :meth:`win_check` can rule."""
@@ -222,3 +227,12 @@ class RulesHooks(Generic[HookFlowT]):
         the game then is. The default: False (the line is a spurious trigger, or a turn
         start the rules do not give)."""
         return False
+
+    def hand_turn_over(self, flow: HookFlowT, player: str) -> list[Any] | None:
+        """Called when a table played the turn that just started as ``player``'s (the
+        same player took two turns in a row), before the flow makes ``player`` the turn
+        player. A game makes what the rules did at the turn's start that player's and
+        returns the buffered requests whose controller it changed; None when it cannot
+        (docs/decisions.md, "Root cause first"). The default: None (a game whose turn start
+        did something for its player that cannot be given to another)."""
+        return None

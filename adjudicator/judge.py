@@ -177,11 +177,23 @@ def repair_at(flow: CoreFlow, pairs: Pairs, i: int, repairs: dict[int, str]) -> 
     if kind is not None and not isinstance(item, LineError):
         flow.repair(kind, item.seq, item)
 
-REPAIRS = ("skipped", "left")
-"""How a table commonly goes on after a departure, tried in this order at a line that
-breaks a rule while the stage holds requests (:meth:`CoreFlow.repair`)."""
+REPAIRS = ("skipped", "left", "turn")
+"""How a table commonly goes on after a departure (:meth:`CoreFlow.repair`): the first
+two are tried, in this order, at a line that breaks a rule while the stage holds
+requests; ``turn`` at the first line of a turn in which a line breaks a rule."""
 MAX_REPAIR_TRIALS = 20
 """Lines tried for a repair in one log: bounds the work on a log with many mistakes."""
+
+
+def _repairs_worth_trying(flow: CoreFlow) -> tuple[str, ...]:
+    """The repairs that may fit the table as it is before a line (:data:`REPAIRS`)."""
+    if flow.result is not None:
+        return ()
+    if flow.turn_untouched and not flow.stage and flow.awaiting_instant is None:
+        return ("turn",)  # the turn's start may still wait in the buffer
+    if flow.stage and not flow.pending_decisions():
+        return ("skipped", "left")
+    return ()
 
 
 @dataclass(slots=True)
@@ -190,8 +202,10 @@ class ReplayRun:
 
     flow: CoreFlow
     errors: int
-    candidates: list[int]
-    """Positions whose line raised an error while the stage held requests."""
+    candidates: dict[int, tuple[str, ...]]
+    """Positions where a repair may fit, with the repairs that may
+    (:func:`_repairs_worth_trying`): a line that raised an error, or the first line of a
+    turn in which one did (the ``turn`` repair)."""
     erring: set[int]
     """Positions whose line raised an error."""
 
@@ -202,20 +216,27 @@ def replay(pairs: Pairs, skipped: set[int], repairs: dict[int, str], upto: int |
     played at the lines ``repairs`` names. Not finished (:meth:`CoreFlow.finish`)."""
     no, first = pairs[0]
     flow = start_flow(first, no)
-    candidates: list[int] = []
+    candidates: dict[int, tuple[str, ...]] = {}
     erring: set[int] = set()
     end = len(pairs) if upto is None else upto
+    turn_began = (0, 0)  # the first line of the turn under way, and the turn
     for i in range(1, end):
         kind = repairs.get(i)
-        staged = bool(flow.stage) and not flow.pending_decisions()
+        worth = _repairs_worth_trying(flow) if kind is None else ()
+        if "turn" in worth and flow.turn != turn_began[1]:
+            turn_began = (i, flow.turn)
         repair_at(flow, pairs, i, repairs)
         before = len(flow.findings)
         no, item = pairs[i]
         feed_item(flow, no, item, i in skipped)
         if any(f.severity == "error" for f in flow.findings[before:]):
             erring.add(i)
-            if staged and kind is None:
-                candidates.append(i)
+            if worth:
+                candidates[i] = worth
+            elif flow.turn == turn_began[1] and turn_began[0] not in repairs:
+                # A line of a turn breaks a rule: perhaps the turn was another player's
+                # from its first line on, where a log without its turn start names nobody.
+                candidates.setdefault(turn_began[0], ("turn",))
     errors = sum(1 for f in flow.findings if f.severity == "error")
     return ReplayRun(flow, errors, candidates, erring)
 
@@ -230,12 +251,12 @@ def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[dict[int, str], Repla
     run = replay(pairs, skipped, repairs)
     tried: set[int] = set()
     while len(tried) < MAX_REPAIR_TRIALS:
-        todo = [c for c in run.candidates if c not in tried]
+        todo = [c for c in sorted(run.candidates) if c not in tried]
         if not todo:
             break
         at = todo[0]
         tried.add(at)
-        for kind in REPAIRS:
+        for kind in run.candidates[at]:
             if kind == "left" and _named_later(pairs, at, replay(pairs, skipped, repairs,
                                                                   upto=at).flow):
                 continue  # the table comes back to them: they did not leave the stage

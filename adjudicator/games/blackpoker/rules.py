@@ -1030,6 +1030,16 @@ class BlackPokerRules(TrumpRules, RulesHooks):
         """A player whose deck (life) has 0 cards loses; both at 0 by edition policy."""
         return deck_out(flow, self.boards, self.pol["both_empty"])
 
+    def hand_turn_over(self, flow: CoreFlow, player: str) -> list[Req] | None:
+        """A BlackPoker turn starts with the requests End triggered for the turn player
+        (Charge, then its Draw): while they wait in the buffer, unresolved, they become
+        ``player``'s, the turn player the table chose."""
+        handed = [r for r in flow.buffer
+                  if self.actions[r.action.id].data.get("controller") == "turn_player"]
+        for req in handed:
+            req.controller = player
+        return handed
+
     def win_check_unknown(self, flow: CoreFlow) -> str | None:
         """Deck-out cannot be ruled while a player's deck (life) count is unknown."""
         return unknown_decks(flow.players, self.boards, self.deck_zone)

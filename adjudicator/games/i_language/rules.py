@@ -568,6 +568,12 @@ class ILanguageRules(RulesHooks):
             return GameResult("win", self.opponent(wiped[0]), "all_incapacitated")
         return GameResult("win", self.second, "turn_limit")
 
+    def hand_turn_over(self, flow: CoreFlow, player: str) -> list[Req] | None:
+        """A turn of this game starts with nothing done for its player (the turn player
+        holds the chance all turn): it is ``player``'s as it stands. The turn limit counts
+        turns, whoever played them."""
+        return []
+
     def win_check_unknown(self, flow: CoreFlow) -> str | None:
         if self.blind:
             return "the header does not record every player's deck"
