@@ -177,22 +177,24 @@ def repair_at(flow: CoreFlow, pairs: Pairs, i: int, repairs: dict[int, str]) -> 
     if kind is not None and not isinstance(item, LineError):
         flow.repair(kind, item.seq, item)
 
-REPAIRS = ("skipped", "left", "turn")
-"""How a table commonly goes on after a departure (:meth:`CoreFlow.repair`): the first
-two are tried, in this order, at a line that breaks a rule while the stage holds
-requests; ``turn`` at the first line of a turn in which a line breaks a rule."""
+REPAIRS_ON_STAGE = ("skipped", "left")
+"""How a table commonly goes on after a departure while the stage holds requests
+(:meth:`CoreFlow.repair`), tried in this order at a line that breaks a rule."""
+REPAIRS_AT_TURN_START = ("turn",)
+"""How a table goes on with a turn the rules give another player: tried at the first line
+of a turn in which a line breaks a rule."""
 MAX_REPAIR_TRIALS = 20
 """Lines tried for a repair in one log: bounds the work on a log with many mistakes."""
 
 
 def _repairs_worth_trying(flow: CoreFlow) -> tuple[str, ...]:
-    """The repairs that may fit the table as it is before a line (:data:`REPAIRS`)."""
+    """The repairs that may fit the table as it is before a line."""
     if flow.result is not None:
         return ()
     if flow.turn_untouched and not flow.stage and flow.awaiting_instant is None:
-        return ("turn",)  # the turn's start may still wait in the buffer
+        return REPAIRS_AT_TURN_START  # the turn's start may still wait in the buffer
     if flow.stage and not flow.pending_decisions():
-        return ("skipped", "left")
+        return REPAIRS_ON_STAGE
     return ()
 
 

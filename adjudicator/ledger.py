@@ -115,14 +115,6 @@ class Ledger:
         """A derived line that never happened at the table: out of the complete log."""
         d.omitted = True
 
-    def omit_expected(self, model: type[LogLine]) -> None:
-        """The derived lines of this kind still expected never happened at the table: out
-        of the complete log, and no longer expected."""
-        for d in self.expected:
-            if d.model is model:
-                d.omitted = True
-        self.forget(model)
-
     def omit_last(self, model: type[LogLine]) -> None:
         """The latest derived line of this kind never happened at the table."""
         for item in reversed(self.complete):
