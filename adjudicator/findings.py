@@ -124,6 +124,9 @@ class Finding:
     severity: Severity = "error"
     expected: Any = None
     actual: Any = None
+    caused_by: tuple[int, str] | None = None
+    """The finding this one follows from, by its line and code: without that line, this
+    finding's line keeps the rules (docs/decisions.md, "Consequences")."""
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -132,6 +135,8 @@ class Finding:
             out["expected"] = self.expected
         if self.actual is not None:
             out["actual"] = self.actual
+        if self.caused_by is not None:
+            out["caused_by"] = {"seq": self.caused_by[0], "code": self.caused_by[1]}
         return out
 
 

@@ -56,7 +56,8 @@ class Report:
 
     @property
     def errors(self) -> int:
-        return sum(1 for f in self.findings if f.severity == "error")
+        """The error findings, less those that follow from another (``caused_by``)."""
+        return sum(1 for f in self.findings if f.severity == "error" and f.caused_by is None)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -270,6 +271,42 @@ def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[dict[int, str], Repla
     return repairs, run
 
 
+MAX_CAUSE_TRIALS = 20
+"""Error findings tried as the cause of later ones in one log (each costs a replay)."""
+
+
+def group_consequences(pairs: Pairs, skipped: set[int], repairs: dict[int, str],
+                       findings: list[Finding]) -> None:
+    """Mark each error finding that follows from an earlier one (``caused_by``).
+
+    A later error finding follows from an earlier error's line when, with that line taken
+    back (judged as if never played), the later finding's line keeps the rules: the
+    table's later line was right for the game the mistake made, and wrong only because of
+    it. The first error of a line that no earlier one explains is a root; what follows
+    from a consequence is grouped under the same root. Findings of the same line are never
+    grouped (each is a rule that line broke)."""
+    errors = sorted((f for f in findings if f.severity == "error"), key=lambda f: f.seq)
+    if len({f.seq for f in errors}) < 2:
+        return  # nothing later to follow from anything
+    position = {item.seq: i for i, (_no, item) in enumerate(pairs)
+                if not isinstance(item, LineError)}
+    tried = 0
+    for root in errors:
+        later = [f for f in errors if f.seq > root.seq and f.caused_by is None]
+        i = position.get(root.seq, 0)
+        if not later or root.caused_by is not None or i == 0 or i in skipped:
+            continue
+        if tried == MAX_CAUSE_TRIALS:
+            break
+        tried += 1
+        without = replay(pairs, skipped | {i}, {k: v for k, v in repairs.items() if k != i})
+        without.flow.finish()
+        still = {f.seq for f in without.flow.findings if f.severity == "error"}
+        for f in later:
+            if f.seq not in still:
+                f.caused_by = (root.seq, root.code)
+
+
 def _named_later(pairs: Pairs, at: int, flow: CoreFlow) -> bool:
     """Whether a line from position ``at`` on names a request on the stage of ``flow``."""
     ids = {r.id for r in flow.stage}
@@ -286,11 +323,12 @@ def _judge(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
     if not pairs:
         raise JudgeInputError(1, "(line)", "the log is empty")
     skipped = taken_back([item for _no, item in pairs])
-    _repairs, run = plan_repairs(pairs, skipped)
+    repairs, run = plan_repairs(pairs, skipped)
     flow = run.flow
     flow.finish()
     header = flow.header
     flow.findings.sort(key=lambda f: f.seq)
+    group_consequences(pairs, skipped, repairs, flow.findings)
     return Report(
         match_id=header.match_id, rules=header.rules, events=len(pairs),
         findings=flow.findings,

@@ -182,7 +182,7 @@ def ruling_of(report: Report, note: str, with_board: bool = True) -> dict[str, A
         "rules": report.rules,
         "findings": [
             {k: v for k, v in f.as_dict().items() if k in ("code", "seq", "severity", "rule",
-                                                            "message")}
+                                                            "message", "caused_by")}
             for f in report.findings
         ],
         "result": report.result,
@@ -259,7 +259,12 @@ def _log_lines(case: RulingCase) -> dict[int, str]:
 
 
 def _key(f: dict[str, Any], fields: tuple[str, ...]) -> tuple[Any, ...]:
-    return tuple(f.get(k) for k in fields)
+    return tuple(_frozen(f.get(k)) for k in fields)
+
+
+def _frozen(value: Any) -> Any:
+    """A finding's field as a dictionary key (``caused_by`` is an object)."""
+    return tuple(sorted(value.items())) if isinstance(value, dict) else value
 
 
 def check(case: RulingCase) -> str | None:
@@ -272,9 +277,9 @@ def check(case: RulingCase) -> str | None:
     problems: list[str] = []
     lines = _log_lines(case)
     expected = list(want.get("findings", []))
-    fields: tuple[str, ...] = ("seq", "code", "severity")
+    fields: tuple[str, ...] = ("seq", "code", "severity", "caused_by")
     if expected and all("rule" in f for f in expected):
-        fields = ("seq", "code", "severity", "rule")
+        fields = ("seq", "code", "severity", "rule", "caused_by")
     got = [f.as_dict() for f in report.findings]
     missing = [_key(f, fields) for f in expected]
     extra: list[dict[str, Any]] = []

@@ -26,6 +26,7 @@ from coreflow_judge.adjudicator.flow import CoreFlow, Derived, Req
 from coreflow_judge.adjudicator.game import UnsupportedRules
 from coreflow_judge.adjudicator.judge import (
     JudgeInputError,
+    group_consequences,
     plan_repairs,
     start_flow,
     taken_back,
@@ -227,6 +228,7 @@ class _Deriver:
                 self._board(flow, seq)
         flow.finish()
         flow.findings.sort(key=lambda f: f.seq)  # the judge's order (judge_lines)
+        group_consequences(pairs, skipped, repairs, flow.findings)
         triggers = self._complete_log(flow, at_of, ended)
         self._requests(flow, request_lines, had_chance, triggers, depth_before, turn_before,
                        ended, negated_by, at_of)
@@ -392,6 +394,8 @@ class _Deriver:
                 code=f.code, severity=f.severity,
                 rule=f.rule, message=f.message, expected=_plain(f.expected),
                 actual=_plain(f.actual), game=h.game, rules=h.rules, edition=edition,
+                caused_by_seq=f.caused_by[0] if f.caused_by is not None else None,
+                caused_by_code=f.caused_by[1] if f.caused_by is not None else None,
             ))
 
     def _match(self, flow: CoreFlow | None, judge_error: str | None = None) -> None:
@@ -420,7 +424,9 @@ class _Deriver:
             recorded_result=end.result if end is not None else None,
             recorded_winner=end.winner if end is not None else None,
             recorded_reason=end.reason if end is not None else None,
-            errors=sum(1 for f in findings if f.severity == "error"),
+            errors=sum(1 for f in findings if f.severity == "error" and f.caused_by is None),
+            consequences=sum(1 for f in findings
+                             if f.severity == "error" and f.caused_by is not None),
             warnings=sum(1 for f in findings if f.severity == "warning"),
             judge_error=judge_error,
         ))

@@ -8,7 +8,7 @@ docs/audit.md documents every column (a test checks that the two agree).
 from __future__ import annotations
 
 #: Bump when a table or column changes: an audit file of another version is rebuilt.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: Column names avoid SQL keywords: the log's ``at`` is ``played_at`` (``at`` is reserved
 #: in DuckDB), the event's ``table`` is ``table_no``.
@@ -44,7 +44,9 @@ TABLES: dict[str, list[Column]] = {
         ("recorded_result", "VARCHAR", "the result the game_ended line records"),
         ("recorded_winner", "VARCHAR", "the winner the game_ended line records"),
         ("recorded_reason", "VARCHAR", "the reason the game_ended line records"),
-        ("errors", "BIGINT", "findings of severity error"),
+        ("errors", "BIGINT", "findings of severity error, less those that follow from "
+         "another (caused_by)"),
+        ("consequences", "BIGINT", "error findings that follow from another"),
         ("warnings", "BIGINT", "findings of severity warning"),
         ("judge_error", "VARCHAR", "why the match could not be judged (NULL when it was)"),
     ],
@@ -170,6 +172,9 @@ TABLES: dict[str, list[Column]] = {
         ("game", "VARCHAR", "the match's game"),
         ("rules", "VARCHAR", "the match's rules edition, e.g. blackpoker/6.1"),
         ("edition", "VARCHAR", "the edition alone"),
+        ("caused_by_seq", "BIGINT", "the line of the finding this one follows from "
+         "(without that line, this one's keeps the rules); NULL for a root"),
+        ("caused_by_code", "VARCHAR", "that finding's code; NULL for a root"),
     ],
     "boards": [
         ("match_id", "VARCHAR", "the match"),

@@ -76,6 +76,13 @@ TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "report.result": ("result: {text}", "結果: {text}"),
     "report.count": ("{errors} error{es}, {warnings} warning{ws}",
                      "エラー {errors}件、警告 {warnings}件"),
+    "report.count_more": ("{errors} error{es} (and {more} that follow from {them}), "
+                          "{warnings} warning{ws}",
+                          "エラー {errors}件（ほかにそれに起因するもの {more}件）、"
+                          "警告 {warnings}件"),
+    "report.follows": ("  follows   from seq {seq} ({code}): without that line, this one "
+                       "keeps the rules",
+                       "  起因      seq {seq}（{code}）：その行がなければ、この行はルールどおり"),
     "severity.error": ("error", "エラー"),
     "severity.warning": ("warning", "警告"),
     "severity.info": ("info", "情報"),

@@ -123,7 +123,8 @@ def report_text(report: Report, source: str, findings: Sequence[Finding] | None 
     and the rule's statement in Japanese, then the judge's English sentence."""
     from coreflow_judge.adjudicator.findings import meaning
 
-    errors = sum(1 for f in report.findings if f.severity == "error")
+    errors = report.errors
+    more = sum(1 for f in report.findings if f.severity == "error") - errors
     warnings = sum(1 for f in report.findings if f.severity == "warning")
     game = report.rules.partition("/")[0]
     plugin = _game_of(report.rules)
@@ -140,25 +141,49 @@ def report_text(report: Report, source: str, findings: Sequence[Finding] | None 
     if view is not None:
         out.append(text(lang, "report.view", view=view))
     out += [text(lang, "report.note", note=n) for n in report.notes]
-    for f in findings if findings is not None else report.findings:
-        out.append("")
-        out.append(f"seq {f.seq}  {f.code}  [{severity_word(lang, f.severity)}]")
+    for f, indent in grouped(findings if findings is not None else report.findings):
+        block = [f"seq {f.seq}  {f.code}  [{severity_word(lang, f.severity)}]"]
         if ja:
-            out.append(text(lang, "report.meaning", text=meaning(f.code, "ja") or "-"))
-        out.append(text(lang, "report.rule", rule=f.rule,
-                        text=rule_statement(f.rule, game, lang)))
-        out.append(text(lang, "report.finding_en" if ja else "report.finding",
-                        text=cards(f.message)))
+            block.append(text(lang, "report.meaning", text=meaning(f.code, "ja") or "-"))
+        block.append(text(lang, "report.rule", rule=f.rule,
+                          text=rule_statement(f.rule, game, lang)))
+        block.append(text(lang, "report.finding_en" if ja else "report.finding",
+                          text=cards(f.message)))
         if f.expected is not None or f.actual is not None:
-            out.append(text(lang, "report.expected", text=_words_of(f.expected, cards, lang)))
-            out.append(text(lang, "report.recorded", text=_words_of(f.actual, cards, lang)))
+            block.append(text(lang, "report.expected",
+                              text=_words_of(f.expected, cards, lang)))
+            block.append(text(lang, "report.recorded", text=_words_of(f.actual, cards, lang)))
+        if f.caused_by is not None:
+            block.append(text(lang, "report.follows", seq=f.caused_by[0],
+                              code=f.caused_by[1]))
+        out.append("")
+        out += [indent + line for line in block]
     out.append("")
     if not report.findings:
         out.append(text(lang, "report.clean"))
     out.append(text(lang, "report.result", text=result_text(report.result, lang=lang)))
-    out.append(text(lang, "report.count", errors=errors, es="s" * (errors != 1),
+    out.append(text(lang, "report.count_more" if more else "report.count", errors=errors,
+                    es="s" * (errors != 1), more=more, them="them" if errors > 1 else "it",
                     warnings=warnings, ws="s" * (warnings != 1)))
     return "\n".join(out)
+
+
+def grouped(findings: Sequence[Finding]) -> list[tuple[Finding, str]]:
+    """The findings in line order, each that follows from another (``caused_by``) right
+    after the one it follows from and indented under it; one whose cause is not among
+    ``findings`` (a view that hides it) stands in its own place."""
+    present = {(f.seq, f.code) for f in findings}
+    under: dict[tuple[int, str], list[Finding]] = {}
+    for f in findings:
+        if f.caused_by is not None and f.caused_by in present:
+            under.setdefault(f.caused_by, []).append(f)
+    out: list[tuple[Finding, str]] = []
+    for f in findings:
+        if f.caused_by is not None and f.caused_by in present:
+            continue
+        out.append((f, ""))
+        out += [(c, "    ") for c in under.pop((f.seq, f.code), [])]
+    return out
 
 
 class _Words:

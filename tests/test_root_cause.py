@@ -1,20 +1,9 @@
 """Root cause first: one natural mistake, played on consistently, is one error finding.
 
-A table that makes a mistake rarely records it as a mistake: it goes on as if what it
-believed were true. The generators below play seeded random legal BlackPoker games with
-the simulator and, at a random moment, make the table believe something the rules do not
-say, then let it play on consistently with that belief (the simulator's own table is
-taken as played, exactly as a table would go on):
-
-- ``left``: a request stays on the stage after another one resolved (a Counter that did
-  not negate, believed to) and the table goes on as if it had left the stage;
-- ``skipped``: a triggered request the rules staged (a Block, a Draw) is never played:
-  no line names it and play goes on as if it resolved with nothing chosen;
-- ``turn``: the wrong player takes a turn: after an End, the player who ended the turn
-  plays the next one too, and the turns go on alternating from there.
-
-The judge must report each such game with exactly one error finding, at the line where
-the table departed, and nothing after it (docs/decisions.md, "Root cause first").
+The games come from :mod:`adjudicator.games.blackpoker.mistakes` (a table that believes
+one thing the rules do not say and plays on consistently with it). The judge must report
+each such game with exactly one error finding, at the line where the table departed, and
+nothing after it (docs/decisions.md, "Root cause first").
 """
 
 from __future__ import annotations
@@ -22,74 +11,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from coreflow_judge.adjudicator.flow import CoreFlow
-from coreflow_judge.adjudicator.games.blackpoker.simulate import _Simulator
+from coreflow_judge.adjudicator.games.blackpoker.mistakes import (
+    NATURAL_MISTAKES as KINDS,
+)
+from coreflow_judge.adjudicator.games.blackpoker.mistakes import mistaken_game
 from coreflow_judge.adjudicator.judge import judge_lines
-from coreflow_judge.events.models import LogLine, Request, Resolve, TurnStarted
+from coreflow_judge.events.models import Request, Resolve, TurnStarted
 from coreflow_judge.projections.board import BoardProjector
-
-KINDS = {"left": "order.request-never-resolved", "skipped": "order.trigger-missed",
-         "turn": "timing.turn-wrong-player"}
-
-
-def _believe(flow: CoreFlow, kind: str, last: LogLine | None) -> str | None:
-    """Make the table believe something the rules do not say, if the moment allows;
-    the id of the request it went on without (for ``turn``: the player who took the
-    turn)."""
-    if kind == "turn":
-        if not flow.turn_untouched or flow.stage or flow.awaiting_instant is not None or \
-                flow.turn < 2 or flow.turn_player is None:
-            return None
-        again = next(p for p in flow.players if p != flow.turn_player)
-        line = TurnStarted(seq=flow.next_seq, player=again, turn=flow.turn)
-        return again if flow.repair("turn", flow.next_seq, line) else None
-    if not flow.stage or flow.pending_decisions() or flow.chance != flow.turn_player:
-        return None
-    top = flow.stage[-1]
-    if kind == "left" and isinstance(last, Resolve) and not flow.passed:
-        # The table goes on with a main-timing request (End here stands for any): what
-        # only an empty stage allows.
-        probe = Request(seq=flow.next_seq, request="?", player=flow.turn_player or "",
-                        action="end")
-        return top.id if flow.repair("left", flow.next_seq, probe) else None
-    if kind == "skipped" and top.triggered and not top.passed_over:
-        top.staged_in_log = False  # the table writes no line for it
-        return top.id if flow.repair("skipped", flow.next_seq) else None
-    return None
-
-
-def _an_opportunity(flow: CoreFlow, kind: str, last: LogLine | None) -> bool:
-    """A moment where the mistake of ``kind`` could be made (counted to vary it)."""
-    if kind == "turn":
-        return flow.turn_untouched and flow.turn >= 2
-    return bool(flow.stage) and not flow.pending_decisions() and \
-        flow.chance == flow.turn_player and (kind == "skipped" or isinstance(last, Resolve))
-
-
-def mistaken_game(kind: str, edition: str, seed: int) -> tuple[str | None, list[LogLine]]:
-    """A seeded game with one natural mistake of ``kind`` at a random moment (or none, if
-    the game never gave the chance): the id of the request it concerns, and the log."""
-    sim = _Simulator(edition, seed, "lite", 3000, f"mistake-{kind}-{seed}")
-    flow = sim.flow
-    wait = random.Random(seed).randint(0, 3)  # which opportunity: not always the first
-    about: str | None = None
-    last: LogLine | None = None
-    while flow.result is None and len(flow.complete) < 3000:
-        if about is None:
-            chance = _believe(flow, kind, last) if wait == 0 else None
-            if chance is None and _an_opportunity(flow, kind, last):
-                wait = max(0, wait - 1)
-            about = chance
-        feed = sim._next()
-        last = feed.line
-        sim._feed(feed)
-    flow.finish()
-    log = flow.complete_log()
-    if kind == "skipped" and about is not None:  # the table never wrote its staging
-        log = [ln for ln in log if not (ln.type == "stage" and getattr(ln, "request", None)
-                                        == about)]
-        log = [ln.model_copy(update={"seq": i}) for i, ln in enumerate(log, start=1)]
-    return about, log
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
@@ -202,3 +130,66 @@ def test_duel_masters_refuses_to_hand_a_turn_over() -> None:
     assert not flow.repair("turn", flow.next_seq, TurnStarted(seq=flow.next_seq,
                                                               player=other, turn=turn))
     assert flow.turn_player != other
+
+
+def test_what_follows_from_an_injected_mistake_is_grouped_under_it() -> None:
+    """A main-timing request (End) injected while the stage holds a request: the judge
+    reports it, and every later error the table's lines then raise (the stage resolved
+    out of order, the End never resolved) follows from it (``caused_by``), so the game
+    counts one error. Without the injected line each of those lines keeps the rules."""
+    from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
+
+    grouped = 0
+    for edition in ("9.0", "6.1"):
+        for seed in range(4):
+            log = [ln for ln in simulate_game(edition, seed)
+                   if ln.type not in ("chance_moved", "turn_started", "game_ended")]
+            flow = None
+            for cut in range(2, len(log)):
+                report = judge_lines(enumerate(log[:cut], start=1))
+                flow = report.flow
+                assert flow is not None
+                if flow.stage and not flow.pending_decisions() and \
+                        flow.chance == flow.turn_player and flow.result is None and \
+                        any(not r.triggered for r in flow.stage):
+                    break
+            assert flow is not None and flow.turn_player is not None
+            end = Request(seq=1, request="injected-end", player=flow.turn_player,
+                          action="end")
+            lines = log[:cut] + [end] + log[cut:]
+            lines = [ln.model_copy(update={"seq": i}) for i, ln in enumerate(lines, start=1)]
+            report = judge_lines(enumerate(lines, start=1))
+            errors = [f for f in report.findings if f.severity == "error"]
+            roots = [f for f in errors if f.caused_by is None]
+            assert [(f.seq, f.code) for f in roots] == [
+                (cut + 1, "timing.main-stage-not-empty")], [
+                (f.seq, f.code, f.caused_by) for f in errors]
+            assert report.errors == 1
+            assert all(f.caused_by == (cut + 1, "timing.main-stage-not-empty")
+                       for f in errors[1:])
+            grouped += len(errors) - 1
+    assert grouped >= 8  # the consequences were there, and were grouped
+
+
+def test_the_reports_group_consequences_under_their_root() -> None:
+    """The text report prints a consequence indented under its root and counts roots; the
+    JSON report names the root of each consequence."""
+    from pathlib import Path
+
+    from coreflow_judge.adjudicator.judge import judge_file
+    from coreflow_judge.cli.render import report_text
+
+    log = Path(__file__).parent.parent / "fixtures/rulings/lite/end-on-the-stage-9.0.jsonl"
+    report = judge_file(log)
+    data = report.as_dict()
+    assert [f.get("caused_by") for f in data["findings"]] == [
+        None, {"seq": 6, "code": "timing.main-stage-not-empty"},
+        {"seq": 6, "code": "timing.main-stage-not-empty"}]
+    text = report_text(report, str(log))
+    assert "\n    seq 9  order.stage-not-lifo  [error]\n" in text
+    assert "\n    seq 10  order.request-never-resolved  [error]\n" in text
+    assert "      follows   from seq 6 (timing.main-stage-not-empty)" in text
+    assert text.endswith("1 error (and 2 that follow from it), 0 warnings")
+    ja = report_text(report, str(log), lang="ja")
+    assert ja.endswith("エラー 1件（ほかにそれに起因するもの 2件）、警告 0件")
+    assert "      起因      seq 6（timing.main-stage-not-empty）" in ja
