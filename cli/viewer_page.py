@@ -42,7 +42,7 @@ from typing import Any
 from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.judge import judge_lines
 from coreflow_judge.adjudicator.plugins import card_as_written, game_plugin, is_registered
-from coreflow_judge.cli.render import _words_of, card_words, result_text
+from coreflow_judge.cli.render import card_words, result_text, words_of
 from coreflow_judge.cli.rule_text import rule_statement
 from coreflow_judge.events.models import LogLine, MatchStarted
 from coreflow_judge.events.reader import LineError
@@ -210,8 +210,8 @@ def _finding_data(f: Finding, game: str, cards: Callable[[str], str]) -> dict[st
         "statement": rule_statement(f.rule, game), "message": cards(f.message),
     }
     if f.expected is not None or f.actual is not None:
-        out["expected"] = _words_of(f.expected, cards)
-        out["actual"] = _words_of(f.actual, cards)
+        out["expected"] = words_of(f.expected, cards)
+        out["actual"] = words_of(f.actual, cards)
     return out
 
 
