@@ -376,7 +376,7 @@ def match_data(items: Sequence[tuple[int, Item]], viewer: str = JUDGE,
         "lines": lines,
         "boards": encoded,
         "findings": [_finding_data(f, game, in_words, lang) for f in findings],
-        "cards": {raw: text for raw, text in shown.items() if text != raw},
+        "cards": {raw: said for raw, said in shown.items() if said != raw},
     }
 
 
