@@ -55,10 +55,15 @@ _NAMED = ("card", "character", "request", "player", "ref")
 """Fields of an effect said by their value alone (``negate r2``, ``destroy alice:♣9``)."""
 
 
-def _words_of(v: Any, cards: Callable[[str], str], lang: str = "en") -> str:
-    """A value of a finding's expected or recorded, in words: a card, a list, a result,
-    an effect (``move bob:♣9 from trump to graveyard``) or a record of numbers; compact
-    JSON for any other shape."""
+def words_of(v: Any, cards: Callable[[str], str], lang: str = "en") -> str:
+    """A value of a finding's ``expected`` or ``actual`` (recorded), in words, as the text
+    report and the viewer say it.
+
+    ``cards`` names a card in the board's notation (``alice:C9`` -> ``alice:♣9``; see
+    :func:`card_words`); ``lang`` (``en`` or ``ja``) is the language of the fixed words:
+    yes, no, none and a result. A card, a list, a result, an effect (``move bob:♣9 from
+    trump to graveyard``; its operation and fields stay as the log writes them) or a record
+    of numbers is said in words; any other shape is compact JSON."""
     if v is None:
         return "-"
     if isinstance(v, bool):
@@ -71,9 +76,9 @@ def _words_of(v: Any, cards: Callable[[str], str], lang: str = "en") -> str:
         if not v:
             return text(lang, "value.none")
         if all(isinstance(x, dict) and "op" in x for x in v):
-            return "; ".join(_words_of(x, cards, lang) for x in v)
+            return "; ".join(words_of(x, cards, lang) for x in v)
         if all(isinstance(x, str | int | float) and not isinstance(x, bool) for x in v):
-            return ", ".join(_words_of(x, cards, lang) for x in v)
+            return ", ".join(words_of(x, cards, lang) for x in v)
     if isinstance(v, dict):
         if "result" in v and set(v) <= {"result", "winner", "reason"}:
             return result_text(v, lang=lang)
@@ -82,9 +87,9 @@ def _words_of(v: Any, cards: Callable[[str], str], lang: str = "en") -> str:
             for k, x in v.items():
                 if k == "op":
                     continue
-                said = (" ".join(_words_of(c, cards) for c in x)
+                said = (" ".join(words_of(c, cards, lang) for c in x)
                         if isinstance(x, list) and all(isinstance(c, str) for c in x)
-                        else _words_of(x, cards, lang) if _scalar(x) else None)
+                        else words_of(x, cards, lang) if _scalar(x) else None)
                 if said is None:
                     return _json_words(v, cards)
                 bits.append(said if k in _NAMED else f"{_words(k)} {said}")
@@ -92,8 +97,8 @@ def _words_of(v: Any, cards: Callable[[str], str], lang: str = "en") -> str:
         if all(_scalar(x) or (isinstance(x, list) and all(_scalar(c) for c in x))
                for x in v.values()):
             sep = "; " if any(isinstance(x, list) for x in v.values()) else ", "
-            return sep.join(f"{k}: {_words_of(x, cards, lang)}" if isinstance(x, list)
-                             else f"{_words(str(k))} {_words_of(x, cards, lang)}"
+            return sep.join(f"{k}: {words_of(x, cards, lang)}" if isinstance(x, list)
+                             else f"{_words(str(k))} {words_of(x, cards, lang)}"
                              for k, x in v.items())
     return _json_words(v, cards)
 
@@ -151,8 +156,8 @@ def report_text(report: Report, source: str, findings: Sequence[Finding] | None 
                           text=cards(f.message)))
         if f.expected is not None or f.actual is not None:
             block.append(text(lang, "report.expected",
-                              text=_words_of(f.expected, cards, lang)))
-            block.append(text(lang, "report.recorded", text=_words_of(f.actual, cards, lang)))
+                              text=words_of(f.expected, cards, lang)))
+            block.append(text(lang, "report.recorded", text=words_of(f.actual, cards, lang)))
         if f.caused_by is not None:
             block.append(text(lang, "report.follows", seq=f.caused_by[0],
                               code=f.caused_by[1]))

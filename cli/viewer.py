@@ -3,7 +3,9 @@
 The page (:mod:`cli.viewer_page`, imported only when the command runs) shows the timeline
 of lines, the board at the selected line (the stage as a stack, the buffer, the chance
 holder and the pass record, every zone, cards drawn as cards), and the findings at their
-lines; it fetches nothing, so it can be mailed or opened offline.
+lines; it fetches nothing, so it can be mailed or opened offline. ``--lang ja`` writes it
+in Japanese (``<html lang="ja">``): its labels, the game's names from the edition data,
+each finding's meaning and rule in Japanese, the judge's English sentence kept beside them.
 
 Exit status: 0 the page was written, 2 the match could not be read or the page not
 written (a missing log, an unknown viewer, an OUT that cannot be written).
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from coreflow_judge.cli.options import JUDGE_VIEW, StoreOption, ViewOption
+from coreflow_judge.cli.options import JUDGE_VIEW, LangOption, StoreOption, ViewOption
 
 
 def view_command(
@@ -29,6 +31,7 @@ def view_command(
         show_default=False)],
     view: ViewOption = JUDGE_VIEW,
     store: StoreOption = None,
+    lang: LangOption = None,
 ) -> None:
     """Write a match as one HTML page: timeline, board at each line, findings.
 
@@ -42,6 +45,7 @@ def view_command(
         EXIT_INPUT,
         CliError,
         _is_stdin,
+        _language,
         _means_recorded,
         _read_items,
         _recorded,
@@ -51,6 +55,7 @@ def view_command(
     )
     from coreflow_judge.cli.viewer_page import page
 
+    language = _language(lang)  # an unknown language: one line, before anything is read
     path = Path(target)
     if not _is_stdin(path) and path.is_dir():
         raise CliError(f"{path}: a directory; give one log file or a match id")
@@ -62,7 +67,7 @@ def view_command(
                            "'/' and no .jsonl)")
         items = _read_items(path)
         source = {"log": _shown(path)}
-        written = _with_path(path, lambda: page(items, view, source))
+        written = _with_path(path, lambda: page(items, view, source, language))
     else:
         try:
             lines = _recorded(target, store, as_written=True)
@@ -72,7 +77,7 @@ def view_command(
                 said = f"{target}: no such log file, nor a recorded match: {said}"
             raise CliError(said, EXIT_INPUT) from None
         source = {"store": _store_name(store)}
-        written = page(list(enumerate(lines, start=1)), view, source)
+        written = page(list(enumerate(lines, start=1)), view, source, language)
     _write(html, written.html)
     size = len(written.html.encode("utf-8"))
     typer.echo(f"{html}: {written.lines} lines, {written.findings} finding"

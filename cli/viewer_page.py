@@ -11,14 +11,19 @@ parts (nothing here decides a rule):
 * the judge's findings (:func:`~adjudicator.judge.judge_lines`), redacted for the viewer
   (:meth:`MatchView.findings <projections.view.MatchView.findings>`), each with its rule's
   statement and its expected and recorded values in words, as the text report says them;
+  in Japanese also the code's meaning, the statement in Japanese and the judge's sentence
+  kept in English, as ``judge --lang ja`` says them;
+* in Japanese, the game's names for its actions, characters, zones and board words from
+  its edition data (:func:`cli.i18n.japanese_labels`), and the speeds, timings and
+  severities of :data:`cli.i18n.TEXTS`;
 * how the game writes each card the page names (``GamePlugin.card_text``: ``S9`` ->
   ``♠9``), so that the script draws suits and colours without knowing any game.
 
 The script and the style are files beside this module (``viewer_assets/``), put inline,
 so the page fetches nothing: it opens from a file, offline, and its Content-Security-Policy
-forbids any request. Every text the page itself says is in :data:`LABELS` (one place, to
-translate). Every value from the log reaches the page as data and is shown as text, never
-as markup.
+forbids any request. Every text the page itself says is in :data:`LABELS`, in English and
+in Japanese (one place to translate). Every value from the log reaches the page as data and
+is shown as text, never as markup.
 
 Size: a board is mostly what the board before it was, so the boards are stored as rows
 of indices into one list of distinct parts (a zone of a player, the stage, the turn...):
@@ -34,15 +39,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from types import MappingProxyType
 from typing import Any
 
-from coreflow_judge.adjudicator.findings import Finding
+from coreflow_judge.adjudicator.findings import Finding, meaning
 from coreflow_judge.adjudicator.judge import judge_lines
 from coreflow_judge.adjudicator.plugins import card_as_written, game_plugin, is_registered
-from coreflow_judge.cli.render import _words_of, card_words, result_text
+from coreflow_judge.cli.i18n import TEXTS, japanese_labels, text
+from coreflow_judge.cli.render import card_words, result_text, words_of
 from coreflow_judge.cli.rule_text import rule_statement
 from coreflow_judge.events.models import LogLine, MatchStarted
 from coreflow_judge.events.reader import LineError
@@ -55,7 +62,7 @@ from coreflow_judge.projections.view import (
     disclosure_of,
 )
 
-LABELS: dict[str, str] = {
+LABELS_EN: Mapping[str, str] = MappingProxyType({
     "title": "coreflow viewer",
     "match": "match",
     "view": "view",
@@ -65,7 +72,7 @@ LABELS: dict[str, str] = {
     "source_log": "log",
     "source_store": "store",
     "timeline": "Timeline",
-    "line": "line",
+    "at_line": "line {seq}",
     "board_after": "after line {seq}",
     "not_started": "the game has not started",
     "turn": "turn",
@@ -91,37 +98,101 @@ LABELS: dict[str, str] = {
     "no_findings_here": "no finding at this line",
     "no_findings": "no findings: the log follows the rules",
     "findings_so_far": "findings so far: {count} ({errors} errors)",
+    "meaning": "meaning",
     "rule": "rule",
     "finding": "what happened",
     "expected": "should have",
     "recorded": "recorded",
     "result": "result",
-    "hand": "hand",
-    "deck": "deck",
-    "life": "life",
-    "graveyard": "graveyard",
-    "fog": "fog",
-    "field": "field",
     "known": "known",
     "cards": "{count} cards",
     "one_card": "1 card",
-    "unknown": "unknown",
+    "unknown": "unknown cards",
     "none": "-",
     "face_down": "face down",
     "entered_turn": "entered turn {turn}",
     "taken_back": "taken back",
     "malformed": "malformed line",
     "resolved": "resolved",
+    "fizzled": "fizzled",
     "passes_line": "{player} passes",
     "the_line": "Line {seq}",
     "keys": "← → or j k: step · Home End: first, last · click a line",
     "seen_by": "seen by {viewer}: hidden cards show as ? or face down",
-}
-"""Every text the page says of its own (the log's and the rules' texts aside): one place
-to translate. ``{name}`` is filled in by the script."""
+})
+"""Every text the page says of its own in English (the log's and the rules' texts and the
+game's names aside). ``{name}`` is filled in by the script."""
+
+LABELS_JA: Mapping[str, str] = MappingProxyType({
+    "title": "coreflow ビューア",
+    "match": "対戦",
+    "view": "視点",
+    "view_judge": "ジャッジ（すべて）",
+    "view_player": "{viewer}（{viewer} に見えるもの）",
+    "view_spectator": "観戦者（公開情報のみ）",
+    "source_log": "ログ",
+    "source_store": "ストア",
+    "timeline": "タイムライン",
+    "at_line": "{seq}行目",
+    "board_after": "{seq}行目の後",
+    "not_started": "ゲームはまだ始まっていない",
+    "turn": "ターン",
+    "turn_player": "ターンプレイヤー",
+    "chance": "チャンス",
+    "holds_chance": "チャンスを持つ",
+    "passed": "パス済み",
+    "not_passed": "未パス",
+    "passes": "パス済み",
+    "stage": "ステージ",
+    "stage_top": "上（先に解決）",
+    "stage_bottom": "下",
+    "stage_empty": "ステージは空",
+    "buffer": "バッファ",
+    "buffer_empty": "バッファは空",
+    "waiting": "解決待ち: {request}（即時）",
+    "once_used": "1ターンに1回、使用済み",
+    "key": "キーカード",
+    "targets": "対象",
+    "triggered_by": "{source} による誘発",
+    "findings_here": "この行の指摘",
+    "findings_all": "すべての指摘",
+    "no_findings_here": "この行に指摘なし",
+    "no_findings": "指摘なし：ログはルールどおり",
+    "findings_so_far": "ここまでの指摘: {count}件（エラー {errors}件）",
+    "meaning": "意味",
+    "rule": "規則",
+    "finding": "指摘(英)",
+    "expected": "期待値",
+    "recorded": "記録値",
+    "result": "結果",
+    "known": "判明",
+    "cards": "{count}枚",
+    "one_card": "1枚",
+    "unknown": "不明",
+    "none": "-",
+    "face_down": "裏向き",
+    "entered_turn": "ターン{turn}に登場",
+    "taken_back": "取り消し済み",
+    "malformed": "読めない行",
+    "resolved": "解決",
+    "fizzled": "不発",
+    "passes_line": "{player} パス",
+    "the_line": "{seq}行目",
+    "keys": "← → または j k: 移動 · Home End: 最初、最後 · 行をクリックで選択",
+    "seen_by": "{viewer} から見た盤面：見えないカードは ? または裏向きで表示",
+})
+""":data:`LABELS_EN` in Japanese: the same keys, the same ``{name}`` fields
+(tests/test_viewer.py checks). The finding's label says that the judge's sentence under
+it stays English, as the text report's ``指摘(英)``."""
+
+LABELS: Mapping[str, Mapping[str, str]] = MappingProxyType({"en": LABELS_EN, "ja": LABELS_JA})
+"""The page's own texts by language (:data:`cli.i18n.LANGUAGES`): one place to translate.
+The game's own names (actions, characters, zones, board words) are not here: in Japanese
+they come from the edition data (:func:`cli.i18n.japanese_labels`), and the script falls
+back to the board's key in words (``graveyard``) as ``coreflow board`` does."""
 
 _ASSETS = "viewer_assets"
-_SLOT = re.compile(r"\{\{(title|style|data|script)\}\}")
+_SLOT = re.compile(r"\{\{(lang|title|style|data|script)\}\}")
 
 
 @dataclass(frozen=True)
@@ -204,21 +275,49 @@ def _line_data(line: LogLine) -> dict[str, Any]:
     return data
 
 
-def _finding_data(f: Finding, game: str, cards: Callable[[str], str]) -> dict[str, Any]:
+def _finding_data(f: Finding, game: str, cards: Callable[[str], str],
+                  lang: str) -> dict[str, Any]:
     out: dict[str, Any] = {
         "seq": f.seq, "code": f.code, "severity": f.severity, "rule": f.rule,
-        "statement": rule_statement(f.rule, game), "message": cards(f.message),
+        "statement": rule_statement(f.rule, game, lang), "message": cards(f.message),
     }
+    if lang == "ja":
+        out["meaning"] = meaning(f.code, "ja") or "-"
     if f.expected is not None or f.actual is not None:
-        out["expected"] = _words_of(f.expected, cards)
-        out["actual"] = _words_of(f.actual, cards)
+        out["expected"] = words_of(f.expected, cards, lang)
+        out["actual"] = words_of(f.actual, cards, lang)
     return out
 
 
+def _fixed_words(lang: str, *kinds: str) -> dict[str, str]:
+    """``{"instant": "即時", ...}``: the words of :data:`cli.i18n.TEXTS` of these kinds
+    (``speed.instant``) in ``lang``; none in English (the page shows the word itself)."""
+    if lang == "en":
+        return {}
+    return {key.partition(".")[2]: text(lang, key) for key in TEXTS
+            if key.partition(".")[0] in kinds}
+
+
+def _game_words(rules: str, lang: str) -> dict[str, dict[str, str]]:
+    """The game's own names the page shows in ``lang``: ``actions`` (action id -> name),
+    ``names`` (a board key or value, a character's kind -> its word: the edition data's
+    ``labels_ja`` over the characters' ``name_ja``, as :meth:`cli.i18n.Labels.word` reads
+    them), ``speeds`` (speeds and timings) and ``severities``. Empty tables in English:
+    the page then shows the log's own words."""
+    labels = japanese_labels(rules) if lang == "ja" else None
+    return {
+        "actions": dict(labels.actions) if labels is not None else {},
+        "names": ({**labels.characters, **labels.words} if labels is not None else {}),
+        "speeds": _fixed_words(lang, "speed", "timing"),
+        "severities": _fixed_words(lang, "severity"),
+    }
+
+
 def match_data(items: Sequence[tuple[int, Item]], viewer: str = JUDGE,
-               source: dict[str, str] | None = None) -> dict[str, Any]:
+               source: dict[str, str] | None = None, lang: str = "en") -> dict[str, Any]:
     """Everything the page shows of the match ``items`` (a log's ``(line number, line)``
-    pairs) as ``viewer`` may see it: the data the page embeds."""
+    pairs) as ``viewer`` may see it, in ``lang`` (``en`` or ``ja``): the data the page
+    embeds."""
     projector = BoardProjector(items)
     view = MatchView(projector, viewer)  # UnknownViewer for a viewer not of this match
     report = judge_lines(items)
@@ -265,18 +364,19 @@ def match_data(items: Sequence[tuple[int, Item]], viewer: str = JUDGE,
     encoded = _encode_boards(boards)
     shown = {s: card_text(s) for s in set(_strings(encoded["parts"])) | set(_strings(lines))}
     return {
-        "labels": LABELS,
+        "labels": dict(LABELS[lang]),
+        "words": _game_words(report.rules, lang),
         "match": {
             "match_id": report.match_id, "rules": report.rules,
             "game": plugin.name if plugin is not None else game, "players": list(players),
             "view": viewer, "source": source or {}, "notes": report.notes,
-            "result": result_text(report.result),
+            "result": result_text(report.result, lang=lang), "lang": lang,
             "size_word": plugin.size_word if plugin is not None else "size",
         },
         "lines": lines,
         "boards": encoded,
-        "findings": [_finding_data(f, game, in_words) for f in findings],
-        "cards": {raw: text for raw, text in shown.items() if text != raw},
+        "findings": [_finding_data(f, game, in_words, lang) for f in findings],
+        "cards": {raw: said for raw, said in shown.items() if said != raw},
     }
 
 
@@ -299,11 +399,12 @@ def _escape(text: str) -> str:
 
 
 def page(items: Sequence[tuple[int, Item]], viewer: str = JUDGE,
-         source: dict[str, str] | None = None) -> Page:
-    """The viewer page of a match: one HTML document with its data, style and script."""
-    data = match_data(items, viewer, source)
-    title = f"{data['match']['match_id']} · {LABELS['title']}"
-    fill = {"title": _escape(title), "style": _asset("viewer.css"),
+         source: dict[str, str] | None = None, lang: str = "en") -> Page:
+    """The viewer page of a match, in ``lang`` (``en`` or ``ja``): one HTML document with
+    its data, style and script."""
+    data = match_data(items, viewer, source, lang)
+    title = f"{data['match']['match_id']} · {LABELS[lang]['title']}"
+    fill = {"lang": lang, "title": _escape(title), "style": _asset("viewer.css"),
             "data": _script_json(data), "script": _asset("viewer.js")}
     # One pass over the template: a ``{{...}}`` inside the data is never filled in.
     html = _SLOT.sub(lambda m: fill[m.group(1)], _asset("page.html"))

@@ -24,8 +24,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from coreflow_judge.adjudicator.findings import meaning
 from coreflow_judge.adjudicator.plugins import game_plugin
-from coreflow_judge.cli.viewer_page import LABELS, match_data, page
+from coreflow_judge.cli.i18n import LANGUAGES, japanese_labels
+from coreflow_judge.cli.render import result_text
+from coreflow_judge.cli.rule_text import rule_statement
+from coreflow_judge.cli.viewer_page import LABELS, LABELS_EN, LABELS_JA, match_data, page
 from coreflow_judge.events.models import LogLine
 from coreflow_judge.events.reader import read_log
 from coreflow_judge.projections.board import BoardProjector
@@ -154,10 +158,57 @@ def test_a_600_line_match_makes_a_page_of_a_few_hundred_kilobytes() -> None:
     assert size < MAX_LONG_PAGE, f"{size // 1024} KB"
 
 
+def test_every_label_has_both_languages_with_the_same_fields() -> None:
+    assert set(LABELS) == set(LANGUAGES)
+    assert set(LABELS_JA) == set(LABELS_EN)
+    for key, english in LABELS_EN.items():
+        japanese = LABELS_JA[key]
+        assert japanese.strip(), key
+        assert sorted(re.findall(r"\{(\w+)\}", japanese)) \
+            == sorted(re.findall(r"\{(\w+)\}", english)), key
+        # Translated: only a sign that is no word of a language may be the same in both.
+        assert japanese != english or key == "none", key
+
+
+def test_the_page_in_japanese_says_the_game_and_the_findings_in_japanese(
+        tmp_path: Path) -> None:
+    log = tmp_path / "ended.jsonl"  # the disputed game, then an end the log cannot show
+    log.write_text(DISPUTED.read_text() + '{"seq":13,"type":"game_ended","result":"win",'
+                   '"winner":"bob","reason":"life_out"}\n')
+    ended = read_log(log)
+    en = match_data(ended)
+    ja = match_data(ended, lang="ja")
+    # The same match: the boards, the lines and the cards' notation do not depend on it.
+    for part in ("boards", "lines", "cards"):
+        assert ja[part] == en[part], part
+    assert (ja["labels"], ja["match"]["lang"]) == (dict(LABELS_JA), "ja")
+    assert en["words"] == {"actions": {}, "names": {}, "speeds": {}, "severities": {}}
+    # The game's names are the edition data's, not the viewer's.
+    names = japanese_labels("blackpoker/9.0")
+    assert ja["words"]["actions"]["counter"] == names.actions["counter"] == "カウンター"
+    assert ja["words"]["names"]["bulwark"] == names.characters["bulwark"]
+    assert ja["words"]["names"]["graveyard"] == names.words["graveyard"]
+    assert ja["words"]["speeds"]["quick"] == "クイック"
+    assert ja["words"]["severities"]["error"] == "エラー"
+    [counter] = [f for f in ja["findings"] if f["seq"] == 11]
+    assert counter["meaning"] == meaning("legality.effect-mismatch", "ja")
+    assert counter["statement"] == rule_statement("bp4.3.3", "blackpoker", "ja")
+    assert counter["statement"] != rule_statement("bp4.3.3", "blackpoker")
+    [english] = [f for f in en["findings"] if f["seq"] == 11]
+    assert "meaning" not in english
+    assert counter["message"] == english["message"]  # the judge's sentence stays English
+    # A value in words as the text report says it in Japanese: the recorded end.
+    [end] = [f for f in ja["findings"] if f["seq"] == 13]
+    recorded = {"result": "win", "winner": "bob", "reason": "life_out"}
+    assert end["actual"] == result_text(recorded, lang="ja") == "bob の勝ち（life_out）"
+    assert [f["actual"] for f in en["findings"] if f["seq"] == 13] == ["bob wins (life_out)"]
+    assert ja["match"]["result"] == result_text(recorded, lang="ja")
+
+
 def test_the_labels_are_the_ones_the_script_says() -> None:
     script = (ROOT / "cli" / "viewer_assets" / "viewer.js").read_text()
     used = set(re.findall(r"\bL\.(\w+)", script)) | set(re.findall(r'say\w*\("(\w+)"', script))
-    assert used == set(LABELS)
+    assert used == set(LABELS_EN)
 
 
 # ------------------------------------------------------------------ the command
@@ -182,6 +233,22 @@ def test_view_writes_the_page_of_a_recorded_match(tmp_path: Path) -> None:
     assert f'"store":"{store}"' in html and '"view":"alice"' in html
 
 
+@pytest.mark.parametrize("how", ["option", "environment"])
+def test_view_lang_ja_writes_a_japanese_page(tmp_path: Path, how: str) -> None:
+    out = tmp_path / "demo-ja.html"
+    if how == "option":
+        done = run("view", DISPUTED, "--html", out, "--lang", "ja", env={"COREFLOW_LANG": "en"})
+    else:
+        done = run("view", DISPUTED, "--html", out, env={"COREFLOW_LANG": "ja"})
+    assert done.returncode == 0, done.stderr
+    html = out.read_text(encoding="utf-8")
+    assert '<html lang="ja">' in html and f"<title>demo-1 · {LABELS_JA['title']}</title>" in html
+    assert '"lang":"ja"' in html and "兵士召喚" in html
+    english = run("view", DISPUTED, "--html", tmp_path / "en.html", env={"COREFLOW_LANG": ""})
+    assert english.returncode == 0, english.stderr
+    assert '<html lang="en">' in (tmp_path / "en.html").read_text(encoding="utf-8")
+
+
 def test_view_help_loads_nothing_more_than_board_help() -> None:
     imported = _imported_by("view", "--help")
     assert "coreflow_judge.cli.viewer" in imported
@@ -194,6 +261,7 @@ def test_view_help_loads_nothing_more_than_board_help() -> None:
     (["missing.jsonl"], "missing.jsonl: no such log file"),
     (["missing"], "missing: no such log file, nor a recorded match"),
     ([DISPUTED_NAME, "--view", "carol"], "--view 'carol': not a player of this match"),
+    ([DISPUTED_NAME, "--lang", "fr"], "--lang 'fr': not a language coreflow writes"),
     ([DISPUTED_NAME, "--html-is", "{file}/page.html"], "cannot write there: Not a directory"),
     ([DISPUTED_NAME, "--html-is", "{dir}"], "a directory; give the file to write"),
     ([DISPUTED_NAME, "--html-is", "{dir}/no/such/dir/page.html"],
@@ -231,12 +299,15 @@ def browser() -> Iterator[Chromium]:
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The disputed game's pages, written by the command run from the repository (so
-    the page names its log as the README does), for the judge and for alice."""
+    the page names its log as the README does), for the judge and for alice in English,
+    and for the judge in Japanese (``ja``)."""
     folder = tmp_path_factory.mktemp("pages")
     out = {}
-    for viewer in ("judge", "alice"):
-        out[viewer] = folder / f"disputed-{viewer}.html"
-        done = run("view", DISPUTED_NAME, "--html", out[viewer], "--view", viewer, cwd=ROOT)
+    for name, viewer, lang in (("judge", "judge", "en"), ("alice", "alice", "en"),
+                               ("ja", "judge", "ja")):
+        out[name] = folder / f"disputed-{name}.html"
+        done = run("view", DISPUTED_NAME, "--html", out[name], "--view", viewer,
+                   "--lang", lang, cwd=ROOT)
         assert done.returncode == 0, done.stderr
     return out
 
@@ -263,14 +334,14 @@ def test_the_stage_chance_and_passes_at_chosen_lines(browser: Chromium,
     assert texts(browser, "#stage .req[data-request=r3] .card") == ["3♣"]
     assert texts(browser, "#stage .req[data-request=r2] .card") == ["9♠"]
     assert texts(browser, "#stage .req[data-request=r3] .chip") == ["r2"]
-    assert texts(browser, "#buffer .empty") == [LABELS["buffer_empty"]]
+    assert texts(browser, "#buffer .empty") == [LABELS_EN["buffer_empty"]]
     # Bob holds the chance; nobody has passed.
     assert browser.evaluate("document.getElementById('chance').dataset.player") == "bob"
-    assert texts(browser, ".player .badge.chance") == [LABELS["holds_chance"]]
+    assert texts(browser, ".player .badge.chance") == [LABELS_EN["holds_chance"]]
     assert browser.evaluate("document.querySelector('.badge.chance').closest('.player')"
                             ".dataset.player") == "bob"
-    assert texts(browser, "#passed") == [f"{LABELS['passes']}: -"]
-    assert texts(browser, "#findings-here .empty") == [LABELS["no_findings_here"]]
+    assert texts(browser, "#passed") == [f"{LABELS_EN['passes']}: -"]
+    assert texts(browser, "#findings-here .empty") == [LABELS_EN["no_findings_here"]]
     # Cards as cards: a heart in red, a spade in black; hidden cards as backs.
     colour = "(s) => getComputedStyle(document.querySelector(s)).color"
     assert browser.evaluate(f"({colour})('.player[data-player=alice] .card.red')") \
@@ -280,7 +351,7 @@ def test_the_stage_chance_and_passes_at_chosen_lines(browser: Chromium,
         == ["9♥", "?", "?"]
 
     browser.open(file_url(pages["judge"], "10"))
-    assert texts(browser, "#passed") == [f"{LABELS['passes']}: alice, bob"]
+    assert texts(browser, "#passed") == [f"{LABELS_EN['passes']}: alice, bob"]
     assert texts(browser, ".player .badge.passed") == ["✓ passed"] * 2
     assert [r for r in browser.evaluate("[...document.querySelectorAll('#stage .req')]"
                                         ".map(e => e.dataset.request)")] == ["r3", "r2"]
@@ -299,9 +370,9 @@ def test_the_finding_is_marked_at_its_line(browser: Chromium, pages: dict[str, P
                               ".map(f => f.innerText)")
     assert "legality.effect-mismatch" in here and "bp4.3.3" in here
     assert "key card number 3 is lower than r2's key card number 9" in here
-    assert re.search(rf"{LABELS['expected']}\s+no such effect", here)
-    assert re.search(rf"{LABELS['recorded']}\s+negate r2", here)
-    assert texts(browser, "#stage .empty") == [LABELS["stage_empty"]]
+    assert re.search(rf"{LABELS_EN['expected']}\s+no such effect", here)
+    assert re.search(rf"{LABELS_EN['recorded']}\s+negate r2", here)
+    assert texts(browser, "#stage .empty") == [LABELS_EN["stage_empty"]]
     assert browser.evaluate("document.getElementById('chance').dataset.player") == "alice"
 
 
@@ -337,6 +408,45 @@ def test_a_players_page_shows_what_the_player_may_see(browser: Chromium,
     assert browser.evaluate(f"document.querySelector({bob_grave!r}).classList"
                             ".contains('back')")
     assert "2♥" in texts(browser, ".player[data-player=alice] .char .card")
+
+
+@needs_chromium
+def test_a_japanese_page_says_its_labels_names_and_findings_in_japanese(
+        browser: Chromium, pages: dict[str, Path]) -> None:
+    names = japanese_labels("blackpoker/9.0")
+    browser.open(file_url(pages["ja"], "11"))
+    assert selected(browser) == 11
+    assert browser.evaluate("document.documentElement.lang") == "ja"
+    assert texts(browser, "#timeline h2") == [LABELS_JA["timeline"]]
+    assert texts(browser, "#findings-here h2") == [LABELS_JA["findings_here"]]
+    assert texts(browser, "#stage .empty") == [LABELS_JA["stage_empty"]]
+    # The finding at its line: its meaning and its rule in Japanese, then the judge's
+    # sentence, in English under a label that says so; the values in words.
+    [here] = browser.evaluate("[...document.querySelectorAll('#findings-here .finding')]"
+                              ".map(f => f.innerText)")
+    assert texts(browser, "#findings-here .finding .sev") == ["エラー"]
+    assert re.search(rf"{LABELS_JA['meaning']}\s+"
+                     rf"{re.escape(meaning('legality.effect-mismatch', 'ja') or '?')}", here)
+    assert re.search(rf"{LABELS_JA['rule']}\s+bp4\.3\.3: "
+                     rf"{re.escape(rule_statement('bp4.3.3', 'blackpoker', 'ja'))}", here)
+    assert re.search(rf"{re.escape(LABELS_JA['finding'])}\s+The recorded effects of Counter",
+                     here)
+    assert re.search(rf"{LABELS_JA['recorded']}\s+negate r2", here)
+    # At line 8, bob's counter on the stage and in the timeline by its Japanese name; the
+    # zones and alice's bulwark by the edition data's words; cards in their notation.
+    browser.open(file_url(pages["ja"], "8"))
+    counter = names.actions["counter"]
+    assert counter in texts(browser, '.tl[data-seq="8"] .what')[0]
+    assert counter in texts(browser, "#stage .req[data-request=r3] span")
+    assert texts(browser, "#stage .req[data-request=r3] .card") == ["3♣"]
+    labels = texts(browser, ".player[data-player=alice] .zone > .label")
+    assert {names.words["hand"], names.words["graveyard"], names.words["field"]} <= set(labels)
+    assert names.characters["bulwark"] in texts(browser, ".player[data-player=alice] .about")[0]
+    # The keys still step, the board following in Japanese.
+    for key, seq in [("ArrowRight", 9), ("j", 10), ("k", 9), ("End", 12), ("Home", 1)]:
+        browser.press(key)
+        assert selected(browser) == seq, key
+        assert texts(browser, "#status .after") == [LABELS_JA["board_after"].format(seq=seq)]
 
 
 @needs_chromium

@@ -3,6 +3,9 @@
 // Everything shown comes from the page's JSON (cli/viewer_page.py): the boards after every
 // line, the lines, the findings and how the game writes its cards. The script decides no
 // rule; it draws. Every value from the log is set as text (textContent), never as markup.
+// The page's own words are DATA.labels, in the page's language; in Japanese DATA.words
+// gives the game's names (actions, characters, zones, board words: its edition data) and
+// the speeds, timings and severities; a word it does not give is shown as the log has it.
 "use strict";
 (function () {
   const DATA = JSON.parse(document.getElementById("match-data").textContent);
@@ -11,6 +14,7 @@
   const LINES = DATA.lines;
   const FINDINGS = DATA.findings;
   const CARDS = DATA.cards;
+  const W = DATA.words;
   const PLAYERS = M.players;
   const SUITS = { "\u2660": "black", "\u2663": "black", "\u2665": "red", "\u2666": "red" };
   // Board keys every game has (cli/render.py's _BOARD_KEYS): any other scalar is the game's own.
@@ -52,6 +56,14 @@
     return parent;
   }
   function words(key) { return String(key).replace(/_/g, " "); }
+  function has(table, key) { return Object.prototype.hasOwnProperty.call(table, key); }
+  // A board key (a zone, a flag) and a board value (a state, a kind) in the page's
+  // language, an action by its name, a speed or timing, a severity.
+  function nameOf(key) { return has(W.names, key) ? W.names[key] : words(key); }
+  function valueOf(v) { return typeof v === "string" && has(W.names, v) ? W.names[v] : String(v); }
+  function actionName(a) { return has(W.actions, a) ? W.actions[a] : String(a); }
+  function speedWord(w) { return has(W.speeds, w) ? W.speeds[w] : String(w); }
+  function severityWord(s) { return has(W.severities, s) ? W.severities[s] : String(s); }
   function isScalar(v) { return typeof v === "string" || typeof v === "number"; }
   // Suit symbols in a text (a finding's message) in their colour.
   function suited(text, cls) {
@@ -155,7 +167,7 @@
     const who = line.player ? el("span", "who", line.player) : null;
     switch (line.type) {
       case "request": {
-        add(box, el("span", "type", line.request + " "), who, " " + line.action);
+        add(box, el("span", "type", line.request + " "), who, " " + actionName(line.action));
         if (line.key_cards && line.key_cards.length) {
           add(box, " ");
           for (const c of line.key_cards) add(box, card(c, false));
@@ -169,7 +181,7 @@
       case "pass":
         return add(box, sayAround("passes_line", "player", who || el("span", "who", "?")));
       case "resolve": {
-        add(box, el("span", "type", line.request + " "), line.result || L.resolved);
+        add(box, el("span", "type", line.request + " "), line.result === "fizzled" ? L.fizzled : L.resolved);
         if (line.effects && line.effects.length) {
           add(box, " \u00b7 " + line.effects.map(effectWords).join("; "));
         }
@@ -229,8 +241,8 @@
   function request(r, top) {
     const box = el("div", "req" + (top ? " top" : ""));
     box.dataset.request = r.request;
-    add(box, el("span", "id", r.request), el("span", null, r.action),
-        el("span", "who", r.controller), el("span", "speed", r.speed + " " + r.timing));
+    add(box, el("span", "id", r.request), el("span", null, actionName(r.action)),
+        el("span", "who", r.controller), el("span", "speed", speedWord(r.speed) + " " + speedWord(r.timing)));
     if (r.triggered) add(box, el("span", "speed", say("triggered_by", { source: r.source || "?" })));
     if (r.key_cards && r.key_cards.length) add(box, el("span", "speed", L.key), cards(r.key_cards, false));
     if (r.targets && r.targets.length) {
@@ -241,7 +253,7 @@
     return box;
   }
   function count(n) {
-    if (n === null || n === undefined) return say("cards", { count: L.unknown });
+    if (n === null || n === undefined) return L.unknown;
     return n === 1 ? L.one_card : say("cards", { count: n });
   }
   function zone(label, content) {
@@ -260,14 +272,14 @@
     for (const k of Object.keys(it)) {
       const v = it[k];
       if (HEADS.indexOf(k) >= 0 || k === "cards" || k === "size_steps" || v === null || v === false) continue;
-      if (k === "size") about.push(M.size_word + " " + v);
+      if (k === "size") about.push(valueOf(M.size_word) + " " + v);
       else if (k === "face_down") about.push(L.face_down);
       else if (k === "entered_turn") about.push(say("entered_turn", { turn: v }));
-      else if (v === true) about.push(words(k));
-      else if (k === "state" || k === "kind") about.push(String(v));
-      else if (isScalar(v)) about.push(words(k) + " " + v);
+      else if (v === true) about.push(nameOf(k));
+      else if (k === "state" || k === "kind") about.push(valueOf(v));
+      else if (isScalar(v)) about.push(nameOf(k) + " " + valueOf(v));
       else if (Array.isArray(v) && v.every(function (x) { return typeof x === "string"; })) {
-        about.push(words(k) + " " + v.map(function (x) { return CARDS[x] || x; }).join(" "));
+        about.push(nameOf(k) + " " + v.map(function (x) { return CARDS[x] || x; }).join(" "));
       }
     }
     const row = el("span", "cards");
@@ -278,7 +290,7 @@
     }
     add(box, row, " ", el("span", "about", about.join(", ")));
     if (Array.isArray(it.size_steps) && it.size_steps.length) {
-      add(box, el("div", "about", M.size_word + ": " + it.size_steps.join("; ")));
+      add(box, el("div", "about", valueOf(M.size_word) + ": " + it.size_steps.join("; ")));
     }
     return box;
   }
@@ -294,30 +306,30 @@
     }
     add(box, h);
     if ("deck_count" in zones || "life_count" in zones) {
-      add(box, zone("life_count" in zones ? L.life : L.deck, counted(zones.deck_count, zones.deck_known)));
+      add(box, zone(nameOf("life_count" in zones ? "life" : "deck"), counted(zones.deck_count, zones.deck_known)));
     }
-    if ("hand_count" in zones) add(box, zone(L.hand, counted(zones.hand_count, zones.hand_known)));
-    if ("graveyard" in zones) add(box, zone(L.graveyard, cards(zones.graveyard, false)));
-    if ("fog" in zones) add(box, zone(L.fog, cards(zones.fog, false)));
+    if ("hand_count" in zones) add(box, zone(nameOf("hand"), counted(zones.hand_count, zones.hand_known)));
+    if ("graveyard" in zones) add(box, zone(nameOf("graveyard"), cards(zones.graveyard, false)));
+    if ("fog" in zones) add(box, zone(nameOf("fog"), cards(zones.fog, false)));
     for (const key of Object.keys(zones)) {
       const v = zones[key];
       if (ZONES_SHOWN.has(key) || typeof v === "boolean" || v === null) continue;
       if (Array.isArray(v) && v.every(function (x) { return typeof x === "string"; })) {
-        add(box, zone(words(key), cards(v, false)));
+        add(box, zone(nameOf(key), cards(v, false)));
       } else if (Array.isArray(v)) {
         const list = el("div");
         if (!v.length) add(list, el("span", "empty", L.none));
         for (const it of v) if (it && typeof it === "object") add(list, item(it));
-        add(box, zone(words(key), list));
+        add(box, zone(nameOf(key), list));
       } else if (isScalar(v)) {
-        add(box, zone(words(key), el("span", null, String(v))));
+        add(box, zone(nameOf(key), el("span", null, valueOf(v))));
       }
     }
     if (Array.isArray(zones.field)) {
       const list = el("div");
       if (!zones.field.length) add(list, el("span", "empty", L.none));
       for (const ch of zones.field) add(list, item(ch));
-      add(box, zone(L.field, list));
+      add(box, zone(nameOf("field"), list));
     }
     return box;
   }
@@ -325,14 +337,16 @@
     const box = el("div", "finding " + f.severity + (jump ? " jump" : ""));
     box.dataset.code = f.code;
     box.dataset.seq = String(f.seq);
-    add(box, el("span", "sev", f.severity), " ", el("span", "code", f.code), " ",
-        el("span", "note", L.line + " " + f.seq));
+    add(box, el("span", "sev", severityWord(f.severity)), " ", el("span", "code", f.code), " ",
+        el("span", "note", say("at_line", { seq: f.seq })));
     if (jump) {  // the list of all findings: one line each, a click goes to its line
+      if (f.meaning !== undefined) add(box, " ", el("span", "meaning", f.meaning + ":"));
       add(box, " ", suited(f.message, "message"));
       box.addEventListener("click", function () { select(indexOfSeq(f.seq)); });
       return box;
     }
     const dl = el("dl");
+    if (f.meaning !== undefined) add(dl, el("dt", null, L.meaning), el("dd", "meaning", f.meaning));
     add(dl, el("dt", null, L.rule), add(el("dd"), el("b", null, f.rule + ": "), f.statement));
     add(dl, el("dt", null, L.finding), add(el("dd"), suited(f.message, "message")));
     if (f.expected !== undefined) {
@@ -362,7 +376,7 @@
           chance, passed);
     }
     for (const k of Object.keys(b)) {
-      if (!BOARD_KEYS.has(k) && isScalar(b[k])) add(status, el("span", null, words(k) + " " + b[k]));
+      if (!BOARD_KEYS.has(k) && isScalar(b[k])) add(status, el("span", null, nameOf(k) + " " + valueOf(b[k])));
     }
     if (M.view !== "judge") add(status, el("span", "note", say("seen_by", { viewer: M.view })));
     add(root, status);
@@ -389,7 +403,7 @@
     add(buffer, buf);
     if (b.awaiting_resolution) add(buffer, el("div", "note", say("waiting", { request: b.awaiting_resolution })));
     const once = b.once_used || {};
-    const used = Object.keys(once).map(function (p) { return p + ": " + once[p].join(", "); });
+    const used = Object.keys(once).map(function (p) { return p + ": " + once[p].map(actionName).join(", "); });
     if (used.length) add(buffer, el("div", "note", L.once_used + ": " + used.join("; ")));
     add(top, stage, buffer);
     add(root, top);
