@@ -103,6 +103,8 @@ LABELS_EN: Mapping[str, str] = MappingProxyType({
     "finding": "what happened",
     "expected": "should have",
     "recorded": "recorded",
+    "follows": "follows from",
+    "follows_text": "line {seq} ({code}): without that line, this one keeps the rules",
     "result": "result",
     "known": "known",
     "cards": "{count} cards",
@@ -164,6 +166,8 @@ LABELS_JA: Mapping[str, str] = MappingProxyType({
     "finding": "指摘(英)",
     "expected": "期待値",
     "recorded": "記録値",
+    "follows": "起因",
+    "follows_text": "{seq}行目（{code}）：その行がなければ、この行はルールどおり",
     "result": "結果",
     "known": "判明",
     "cards": "{count}枚",
@@ -286,6 +290,8 @@ def _finding_data(f: Finding, game: str, cards: Callable[[str], str],
     if f.expected is not None or f.actual is not None:
         out["expected"] = words_of(f.expected, cards, lang)
         out["actual"] = words_of(f.actual, cards, lang)
+    if f.caused_by is not None:
+        out["caused_by"] = {"seq": f.caused_by[0], "code": f.caused_by[1]}
     return out
 
 

@@ -500,3 +500,21 @@ def test_the_screenshot_measure_reads_what_chromium_writes() -> None:
     assert tiles[0][2] > tiles[0][0]  # the header's top left corner is a dark blue-grey
     with pytest.raises(pngdiff.PngError):
         pngdiff.decode(b"GIF89a")
+
+
+@needs_chromium
+def test_a_consequence_says_which_finding_it_follows_from(browser: Chromium,
+                                                          tmp_path: Path) -> None:
+    """The End requested on a non-empty stage (line 6): at line 9 the stage resolved out
+    of order, a finding that follows from line 6, and the page says so."""
+    page = tmp_path / "consequence.html"
+    log = ROOT / "fixtures/rulings/lite/end-on-the-stage-9.0.jsonl"
+    done = run("view", log, "--html", page)
+    assert done.returncode == 0, done.stderr
+    browser.open(file_url(page, "9"))
+    [here] = browser.evaluate("[...document.querySelectorAll('#findings-here .finding')]"
+                              ".map(f => f.innerText)")
+    assert "order.stage-not-lifo" in here
+    assert re.search(rf"{LABELS_EN['follows']}\s+line 6 \(timing.main-stage-not-empty\)", here)
+    browser.open(file_url(page, "6"))
+    assert texts(browser, "#findings-here .follows") == []  # the root follows from nothing

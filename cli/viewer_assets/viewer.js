@@ -353,6 +353,9 @@
       add(dl, el("dt", null, L.expected), add(el("dd"), suited(f.expected, "expected")));
       add(dl, el("dt", null, L.recorded), add(el("dd"), suited(f.actual, "actual")));
     }
+    if (f.caused_by !== undefined) {
+      add(dl, el("dt", null, L.follows), el("dd", "follows", say("follows_text", f.caused_by)));
+    }
     add(box, dl);
     return box;
   }
