@@ -9,7 +9,10 @@ game can give; a game's own codes (a step order, a once-per-game use) come with 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from coreflow_judge.adjudicator.next_step import NextStep
 
 Severity = Literal["error", "warning", "info"]
 
@@ -122,6 +125,10 @@ class Finding:
     severity: Severity = "error"
     expected: Any = None
     actual: Any = None
+    next: NextStep | None = None
+    """What the rules wanted next, from the table as the judge had it just before the
+    line (after any repair there): set on the errors a player's line raised
+    (:func:`adjudicator.judge.attach_next`), absent on others."""
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -130,6 +137,8 @@ class Finding:
             out["expected"] = self.expected
         if self.actual is not None:
             out["actual"] = self.actual
+        if self.next is not None:
+            out["next"] = self.next.as_dict()
         return out
 
 
