@@ -81,7 +81,7 @@ TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "next.over": ("the game was over: {result}; nothing more could be played.",
                   "ゲームはすでに終わっていた：{result}。これ以上は何もできなかった。"),
     "next.start": ("the game had not started: {players} had to start it.",
-                   "ゲームはまだ始まっていなかった：{players} が先攻としてゲームを始める必要が"
+                   "ゲームはまだ始まっていなかった：{players}が先攻としてゲームを始める必要が"
                    "あった。"),
     "next.buffer_one": ("the triggered request {request} waited in the buffer: it had to be "
                         "{handled}.",
@@ -110,13 +110,13 @@ TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "next.top": (", with {request} on top of the stage", "、ステージの一番上は {request}"),
     "next.holder": ("{player} could pass", "{player} はパスできた"),
     "next.holder_requests": ("{player} could pass, or request {actions}",
-                             "{player} はパスするか、{actions} をリクエストできた"),
+                             "{player} はパスするか、{actions}をリクエストできた"),
     "next.other_requests": ("; {player} could request {actions}",
-                            "。{player} は {actions} をリクエストできた"),
+                            "。{player} は {actions}をリクエストできた"),
     "next.request": ("{request} ({action} of {controller})",
                      "{request}（{controller} の {action}）"),
     "next.comma": (", ", "、"),
-    "next.or": ("{items} or {last}", "{items}、{last} のいずれか"),
+    "next.or": ("{items} or {last}", "{items}、{last}のいずれか"),
     "next.and": ("{items} and {last}", "{items} と {last}"),
     "severity.error": ("error", "エラー"),
     "severity.warning": ("warning", "警告"),
