@@ -8,7 +8,8 @@ from :func:`next_step`, which asks the flow's own checks and decides no rule its
 
 In the order the core flow goes (docs/core-flow.md):
 
-- the game over ([9]): nothing more may be played;
+- the game over ([9]): nothing more may be played, but its end recorded if the log has not
+  recorded it yet;
 - the game not started ([1]): one of the players starts it;
 - a triggered request in the buffer ([6]): the players stage it or it is discarded, or
   (an instant one) it resolves; those of the class that goes first
@@ -91,6 +92,8 @@ class NextStep:
     """Who could start the game (step ``start``)."""
     result: dict[str, Any] | None = None
     """The game's result (step ``over``)."""
+    end_recorded: bool = False
+    """The log had recorded the game's end (step ``over``): not even that was left."""
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form (docs/findings.md, ``next``): the step, and only the fields it
@@ -109,21 +112,22 @@ class NextStep:
             out["players"] = list(self.players)
         if self.result is not None:
             out["result"] = self.result
+            out["end_recorded"] = self.end_recorded
         return out
 
 
 def next_step(flow: CoreFlow) -> NextStep:
     """What the rules wanted next in ``flow``'s present state (see the module)."""
-    if flow.result is not None:
-        return NextStep("over", result=flow.result.as_dict())
     end = flow.recorded_end
+    if flow.result is not None:
+        return NextStep("over", result=flow.result.as_dict(), end_recorded=end is not None)
     if end is not None:
         result: dict[str, Any] = {"result": end.result}
         if end.winner is not None:
             result["winner"] = end.winner
         if end.reason is not None:
             result["reason"] = end.reason
-        return NextStep("over", result=result)
+        return NextStep("over", result=result, end_recorded=True)
     if not flow.started:
         return NextStep("start", players=flow.players)
     if flow.buffer:

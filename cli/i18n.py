@@ -78,8 +78,13 @@ TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
                      "エラー {errors}件、警告 {warnings}件"),
     # What the rules wanted next, after a finding's expected and recorded.
     "report.next": ("  Under the rules, next: {text}", "  ルール上、次は: {text}"),
-    "next.over": ("the game was over: {result}; nothing more could be played.",
-                  "ゲームはすでに終わっていた：{result}。これ以上は何もできなかった。"),
+    "next.over": ("the game was over: {result}; nothing more could be played, only its end "
+                  "recorded.",
+                  "ゲームはすでに終わっていた：{result}。終了を記録するほかは何もできなかった。"),
+    "next.over_recorded": ("the game was over and its end recorded: {result}; nothing more "
+                           "could be played.",
+                           "ゲームはすでに終わり、終了も記録されていた：{result}。これ以上は"
+                           "何もできなかった。"),
     "next.start": ("the game had not started: {players} had to start it.",
                    "ゲームはまだ始まっていなかった：{players}が先攻としてゲームを始める必要が"
                    "あった。"),

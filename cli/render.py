@@ -191,7 +191,8 @@ def next_text(step: NextStep, action_name: Callable[[str], str], lang: str = "en
 
     kind = step.step
     if kind == "over":
-        return text(lang, "next.over", result=result_text(step.result, lang=lang))
+        return text(lang, "next.over_recorded" if step.end_recorded else "next.over",
+                    result=result_text(step.result, lang=lang))
     if kind == "start":
         return text(lang, "next.start", players=either(step.players))
     if kind == "buffer":

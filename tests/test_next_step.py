@@ -118,8 +118,15 @@ def test_a_request_without_the_chance_names_the_holder_and_their_pass() -> None:
      "誘発したリクエスト t1（bob の チャージ）がバッファで待っていた：それを解決する必要が"
      "あった。"),
     ("lite/win-check-missed-9.0", 13, "order.win-check-missed",
-     "the game was over: alice wins (deck_out); nothing more could be played.",
-     "ゲームはすでに終わっていた：alice の勝ち（deck_out）。これ以上は何もできなかった。"),
+     "the game was over: alice wins (deck_out); nothing more could be played, only its end "
+     "recorded.",
+     "ゲームはすでに終わっていた：alice の勝ち（deck_out）。終了を記録するほかは何も"
+     "できなかった。"),
+    ("lite/after-game-end-9.0", 5, "log.after-game-end",
+     "the game was over and its end recorded: alice wins (concession); nothing more could be "
+     "played.",
+     "ゲームはすでに終わり、終了も記録されていた：alice の勝ち（concession）。これ以上は"
+     "何もできなかった。"),
     ("master/a9-cost-trigger-resolved-first-6.1", 22, "order.instant-before-own-trigger",
      "the instant request r9 (Blackjack of alice) awaited its resolution: it had to resolve.",
      "即時のリクエスト r9（alice の B・J）が解決を待っていた：それを解決する必要があった。"),
