@@ -9,7 +9,10 @@ game can give; a game's own codes (a step order, a once-per-game use) come with 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from coreflow_judge.adjudicator.next_step import NextStep
 
 Severity = Literal["error", "warning", "info"]
 
@@ -127,6 +130,10 @@ class Finding:
     caused_by: tuple[int, str] | None = None
     """The finding this one follows from, by its line and code: without that line, this
     finding's line keeps the rules (docs/decisions.md, "Consequences")."""
+    next: NextStep | None = None
+    """What the rules wanted next, from the table as the judge had it just before the
+    line (after any repair there): set on the errors a player's line raised
+    (:func:`adjudicator.judge.attach_next`), absent on others."""
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -137,6 +144,8 @@ class Finding:
             out["actual"] = self.actual
         if self.caused_by is not None:
             out["caused_by"] = {"seq": self.caused_by[0], "code": self.caused_by[1]}
+        if self.next is not None:
+            out["next"] = self.next.as_dict()
         return out
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.flow import CoreFlow
 from coreflow_judge.adjudicator.game import GameRules, UnsupportedRules
+from coreflow_judge.adjudicator.next_step import NextStep, next_step
 from coreflow_judge.adjudicator.plugins import game_plugin
 from coreflow_judge.events.models import LogLine, MatchStarted, TakenBack
 from coreflow_judge.events.reader import LineError, read_log
@@ -318,13 +319,53 @@ def _named_later(pairs: Pairs, at: int, flow: CoreFlow) -> bool:
     return False
 
 
+def attach_next(pairs: Pairs, skipped: set[int], repairs: dict[int, str], run: ReplayRun,
+                ) -> CoreFlow:
+    """The flow of ``run`` with what the rules wanted next (:func:`next_step`) set on each
+    error a player's line raised (:attr:`Finding.next`): the log replayed once more with
+    the same ``repairs``, the flow's state read just before each line ``run`` found in
+    error, after the repair planned there (the table as the judge had it). The error a
+    repair reports is about the table's departure itself: it gets the state before the
+    repair. Lines that raised no error, malformed lines and what :meth:`CoreFlow.finish`
+    reports get none; only logs with errors pay for the replay.
+
+    Returns ``run.flow`` unchanged if the replay does not rule as ``run`` did (it always
+    should: the flow is deterministic)."""
+    marked = run.erring | set(repairs)
+    if not marked:
+        return run.flow
+    no, first = pairs[0]
+    flow = start_flow(first, no)
+    for i in range(1, len(pairs)):
+        no, item = pairs[i]
+        if i not in marked or isinstance(item, LineError) or i in skipped:
+            feed_at(flow, pairs, i, skipped, repairs)
+            continue
+        if i in repairs:
+            before, start = next_step(flow), len(flow.findings)
+            repair_at(flow, pairs, i, repairs)
+            _mark(flow.findings[start:], before, item.seq)
+        before = next_step(flow)
+        _mark(flow.feed(item), before, item.seq)
+    if sum(1 for f in flow.findings if f.severity == "error") != run.errors:
+        return run.flow
+    return flow
+
+
+def _mark(raised: list[Finding], step: NextStep, seq: int) -> None:
+    """Set ``step`` on the errors in ``raised`` that are about line ``seq``."""
+    for f in raised:
+        if f.severity == "error" and f.seq == seq and f.next is None:
+            f.next = step
+
+
 def _judge(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
     pairs = list(items)
     if not pairs:
         raise JudgeInputError(1, "(line)", "the log is empty")
     skipped = taken_back([item for _no, item in pairs])
     repairs, run = plan_repairs(pairs, skipped)
-    flow = run.flow
+    flow = attach_next(pairs, skipped, repairs, run)
     flow.finish()
     header = flow.header
     flow.findings.sort(key=lambda f: f.seq)

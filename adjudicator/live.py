@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coreflow_judge.adjudicator.findings import Finding
-from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow
+from coreflow_judge.adjudicator.flow import CoreFlow
 from coreflow_judge.adjudicator.judge import plan_repairs, taken_back
 from coreflow_judge.adjudicator.ledger import DERIVABLE, Derived
+from coreflow_judge.adjudicator.next_step import next_step
 from coreflow_judge.adjudicator.notation import TableView
-from coreflow_judge.events.models import LogLine, MatchStarted, Request, TakenBack
+from coreflow_judge.events.models import LogLine, MatchStarted, TakenBack
 from coreflow_judge.events.reader import canonical_dict
 
 Store = Callable[[list[LogLine]], None]
@@ -182,41 +183,33 @@ class LiveTable:
     # ------------------------------------------------------------------ what may happen
     def legal(self) -> list[str]:
         """What the table may do now, in the notation: who holds the chance, what they may
-        request (by the flow's own timing checks), what waits to be staged or resolved."""
+        request (by the flow's own timing checks), what waits to be staged or resolved
+        (:func:`~adjudicator.next_step.next_step` says what; this only writes it)."""
         flow = self.flow
-        if self.over:
+        step = next_step(flow)
+        if step.step == "over":
             return ["the game is over: nothing more may be played"]
-        if not flow.started:
-            return [f"start {p}" for p in flow.players]
-        out: list[str] = []
-        if flow.buffer:
-            for req in flow.buffer:
-                out.append(f"stage {req.id}   ({req.action.id} of {req.controller}, "
-                           "triggered; or: discard " + req.id + ")")
-            return out
-        if flow.awaiting_instant is not None:
-            return [f"resolve {flow.awaiting_instant.id}   (the instant "
-                    f"{flow.awaiting_instant.action.id} resolves now)"]
-        if flow.chance == SYSTEM or flow.chance is None:
-            if flow.stage:
-                top = flow.stage[-1]
-                return [f"resolve {top.id}   ({top.action.id} of {top.controller}: every "
-                        "player passed)"]
-            return out
-        holder = flow.chance
-        out.append(f"{holder} pass   ({holder} holds the chance)")
-        actions = getattr(flow.rules, "actions", {})
-        for player in flow.players:
-            for action in actions.values():
-                if not action.direct:
-                    continue
-                probe = Request(seq=flow.next_seq, request="?", player=player,
-                                action=action.id)
-                if flow.check_request_timing(probe, action, report=False):
-                    continue
-                ja = f" {action.name_ja}" if action.name_ja else ""
-                out.append(f"{player} {action.id}{ja}   ({action.name}; {action.speed}, "
-                           f"{action.timing}{_what(action.data)})")
+        if step.step == "start":
+            return [f"start {p}" for p in step.players]
+        if step.step == "buffer":
+            return [f"stage {w.request}   ({w.action} of {w.controller}, triggered; or: "
+                    f"discard {w.request})" for w in step.waiting]
+        if step.step == "instant":
+            w = step.waiting[0]
+            return [f"resolve {w.request}   (the instant {w.action} resolves now)"]
+        if step.step == "resolve":
+            w = step.waiting[0]
+            return [f"resolve {w.request}   ({w.action} of {w.controller}: every player "
+                    "passed)"]
+        if step.holder is None:
+            return []
+        out = [f"{step.holder} pass   ({step.holder} holds the chance)"]
+        for allowed in step.requests:
+            action = flow.rules.action(allowed.action)
+            assert action is not None
+            ja = f" {action.name_ja}" if action.name_ja else ""
+            out.append(f"{allowed.player} {action.id}{ja}   ({action.name}; {action.speed}, "
+                       f"{action.timing}{_what(action.data)})")
         return out
 
     # ------------------------------------------------------------------ internals

@@ -83,6 +83,53 @@ TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "report.follows": ("  follows   from seq {seq} ({code}): without that line, this one "
                        "keeps the rules",
                        "  起因      seq {seq}（{code}）：その行がなければ、この行はルールどおり"),
+    # What the rules wanted next, after a finding's expected and recorded.
+    "report.next": ("  Under the rules, next: {text}", "  ルール上、次は: {text}"),
+    "next.over": ("the game was over: {result}; nothing more could be played, only its end "
+                  "recorded.",
+                  "ゲームはすでに終わっていた：{result}。終了を記録するほかは何もできなかった。"),
+    "next.over_recorded": ("the game was over and its end recorded: {result}; nothing more "
+                           "could be played.",
+                           "ゲームはすでに終わり、終了も記録されていた：{result}。これ以上は"
+                           "何もできなかった。"),
+    "next.start": ("the game had not started: {players} had to start it.",
+                   "ゲームはまだ始まっていなかった：{players}が先攻としてゲームを始める必要が"
+                   "あった。"),
+    "next.buffer_one": ("the triggered request {request} waited in the buffer: it had to be "
+                        "{handled}.",
+                        "誘発したリクエスト {request}がバッファで待っていた：それを{handled}"
+                        "必要があった。"),
+    "next.buffer": ("the triggered requests {requests} waited in the buffer: {first} had to "
+                    "be {handled} first.",
+                    "誘発したリクエスト {requests} がバッファで待っていた：先に {first} を"
+                    "{handled}必要があった。"),
+    "next.handled_normal": ("staged or discarded", "ステージに置くか破棄する"),
+    "next.handled_instant": ("resolved", "解決する"),
+    "next.handled_mixed": ("staged or resolved", "ステージに置くか解決する"),
+    "next.instant": ("the instant request {request} awaited its resolution: it had to "
+                     "resolve.",
+                     "即時のリクエスト {request}が解決を待っていた：それを解決する必要が"
+                     "あった。"),
+    "next.resolve": ("every player had passed: {request}, on top of the stage, had to "
+                     "resolve.",
+                     "全プレイヤーがパスしていた：ステージの一番上の {request}を解決する"
+                     "必要があった。"),
+    "next.none": ("nobody held the chance and nothing waited to be staged or resolved.",
+                  "誰もチャンスを持っておらず、ステージに置くものも解決を待つものもなかった。"),
+    "next.chance": ("{holder} held the chance{passed}{top}: {options}.",
+                    "{holder} がチャンスを持っていた{passed}{top}：{options}。"),
+    "next.passed": (" ({players} had passed)", "（パス済み: {players}）"),
+    "next.top": (", with {request} on top of the stage", "、ステージの一番上は {request}"),
+    "next.holder": ("{player} could pass", "{player} はパスできた"),
+    "next.holder_requests": ("{player} could pass, or request {actions}",
+                             "{player} はパスするか、{actions}をリクエストできた"),
+    "next.other_requests": ("; {player} could request {actions}",
+                            "。{player} は {actions}をリクエストできた"),
+    "next.request": ("{request} ({action} of {controller})",
+                     "{request}（{controller} の {action}）"),
+    "next.comma": (", ", "、"),
+    "next.or": ("{items} or {last}", "{items}、{last}のいずれか"),
+    "next.and": ("{items} and {last}", "{items} と {last}"),
     "severity.error": ("error", "エラー"),
     "severity.warning": ("warning", "警告"),
     "severity.info": ("info", "情報"),

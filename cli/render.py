@@ -12,6 +12,7 @@ from typing import Any
 
 from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.judge import Report
+from coreflow_judge.adjudicator.next_step import NextStep, Waiting
 from coreflow_judge.adjudicator.plugins import (
     GamePlugin,
     card_as_written,
@@ -141,6 +142,15 @@ def report_text(report: Report, source: str, findings: Sequence[Finding] | None 
     def cards(said: str) -> str:
         return card_words(said, names, card_text)
 
+    rules = report.flow.rules if report.flow is not None else None
+    labels = japanese_labels(report.rules) if ja else NO_LABELS
+
+    def action_name(aid: str) -> str:
+        if aid in labels.actions:
+            return labels.actions[aid]
+        action = rules.action(aid) if rules is not None else None
+        return action.name if action is not None else aid
+
     out = [text(lang, "report.header", match=report.match_id, rules=report.rules,
                 lines=report.events, source=source)]
     if view is not None:
@@ -158,6 +168,9 @@ def report_text(report: Report, source: str, findings: Sequence[Finding] | None 
             block.append(text(lang, "report.expected",
                               text=words_of(f.expected, cards, lang)))
             block.append(text(lang, "report.recorded", text=words_of(f.actual, cards, lang)))
+        if f.next is not None:
+            block.append(text(lang, "report.next",
+                              text=cards(next_text(f.next, action_name, lang))))
         if f.caused_by is not None:
             block.append(text(lang, "report.follows", seq=f.caused_by[0],
                               code=f.caused_by[1]))
@@ -189,6 +202,60 @@ def grouped(findings: Sequence[Finding]) -> list[tuple[Finding, str]]:
         out.append((f, ""))
         out += [(c, "    ") for c in under.pop((f.seq, f.code), [])]
     return out
+
+
+def next_text(step: NextStep, action_name: Callable[[str], str], lang: str = "en") -> str:
+    """What the rules wanted next (:func:`adjudicator.next_step.next_step`) in words:
+    ``bob held the chance, with r2 (Summon Soldier of alice) on top of the stage: bob could
+    pass, or request Counter or Search.`` ``action_name``: an action id's name in ``lang``."""
+
+    def request(w: Waiting) -> str:
+        return text(lang, "next.request", request=w.request, action=action_name(w.action),
+                    controller=w.controller)
+
+    def either(items: Sequence[str], last: str = "next.or") -> str:
+        if len(items) < 2:
+            return "".join(items)
+        return text(lang, last, items=text(lang, "next.comma").join(items[:-1]),
+                    last=items[-1])
+
+    kind = step.step
+    if kind == "over":
+        return text(lang, "next.over_recorded" if step.end_recorded else "next.over",
+                    result=result_text(step.result, lang=lang))
+    if kind == "start":
+        return text(lang, "next.start", players=either(step.players))
+    if kind == "buffer":
+        first = [w for w in step.waiting if w.first] or list(step.waiting)
+        speeds = {w.speed for w in first}
+        handled = text(lang, "next.handled_instant" if speeds == {"instant"} else
+                       "next.handled_normal" if "instant" not in speeds else
+                       "next.handled_mixed")
+        if len(step.waiting) == 1:
+            return text(lang, "next.buffer_one", request=request(step.waiting[0]),
+                        handled=handled)
+        return text(lang, "next.buffer", handled=handled,
+                    requests=either([request(w) for w in step.waiting], "next.and"),
+                    first=either([w.request for w in first]))
+    if kind == "instant":
+        return text(lang, "next.instant", request=request(step.waiting[0]))
+    if kind == "resolve":
+        return text(lang, "next.resolve", request=request(step.waiting[0]))
+    holder = step.holder
+    if holder is None:
+        return text(lang, "next.none")
+    allowed: dict[str, list[str]] = {}
+    for a in step.requests:
+        allowed.setdefault(a.player, []).append(action_name(a.action))
+    mine = allowed.pop(holder, [])
+    options = (text(lang, "next.holder_requests", player=holder, actions=either(mine))
+               if mine else text(lang, "next.holder", player=holder))
+    options += "".join(text(lang, "next.other_requests", player=p, actions=either(names))
+                       for p, names in allowed.items())
+    passed = (text(lang, "next.passed", players=either(step.passed, "next.and"))
+              if step.passed else "")
+    top = text(lang, "next.top", request=request(step.waiting[0])) if step.waiting else ""
+    return text(lang, "next.chance", holder=holder, passed=passed, top=top, options=options)
 
 
 class _Words:
