@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 GROUP = "coreflow_judge.games"
 """The entry-point group a distribution names its games under (name: the game id)."""
 
-GAME_HEADER_FIELDS = ("decks", "deck_sizes", "cards", "hyperspatial", "super_gr")
+GAME_HEADER_FIELDS = ("decks", "deck_sizes", "cards", "hyperspatial", "super_gr", "frame")
 """Header fields whose content only a game reads: a game says which of them it uses
 (:attr:`GamePlugin.header_fields`); a header carrying another is refused."""
 

@@ -118,6 +118,9 @@ class MatchStarted(_Line):
     rules: Name
     format: Name
     regulation: Name | None = None
+    frame: Name | None = None
+    """BlackPoker 9.0: the regulation's frame (``entry16``, ``pack``, ``rare_pack``,
+    ``strategy``, ``extra``); absent, no frame. A game reads it or refuses it."""
     players: list[PlayerId] = Field(min_length=2, max_length=MAX_PLAYERS)
     decks: dict[PlayerId, Cards] | None = None
     deck_sizes: dict[PlayerId, Annotated[Count, Field(ge=0, le=MAX_DECK_SIZE)]] | None = None

@@ -124,3 +124,23 @@ def test_a_nine_extra_header_is_refused_naming_the_field() -> None:
     with pytest.raises(JudgeInputError) as caught:
         judge_lines(iter_lines([json.dumps(header)]))
     assert (caught.value.line, caught.value.field) == (1, "format")
+
+
+@pytest.mark.parametrize(("rules", "frame", "says"), [
+    ("blackpoker/9.0", "pak", "BlackPoker 9.0 has no frame 'pak' (its frames: entry16, pack, "
+                              "rare_pack, strategy, extra)"),
+    ("blackpoker/6.1", "pack", "BlackPoker 6.1 has no frames"),
+])
+def test_a_frame_the_edition_has_not_is_refused_naming_the_field(rules: str, frame: str,
+                                                                  says: str) -> None:
+    """The header names the regulation's frame (9.0): an unknown one, or one with 6.1,
+    is refused before anything is judged, naming the field."""
+    from coreflow_judge.adjudicator.judge import JudgeInputError, start_flow
+    from coreflow_judge.events.models import MatchStarted
+
+    header = MatchStarted(seq=1, match_id="f", game="blackpoker", rules=rules,
+                          format="lite", frame=frame, players=["alice", "bob"],
+                          log_format=1)
+    with pytest.raises(JudgeInputError) as caught:
+        start_flow(header)
+    assert caught.value.field == "frame" and says in str(caught.value)

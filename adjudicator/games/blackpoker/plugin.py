@@ -146,10 +146,11 @@ def card_text(card: str) -> str:
 
 
 def rules(header: MatchStarted, edition: str) -> BlackPokerRules:
-    """The edition and the header's format (the rules refuse one they do not carry)."""
+    """The edition, the header's format and frame (the rules refuse one they do not
+    carry)."""
     from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 
-    return BlackPokerRules(edition, header.format)
+    return BlackPokerRules(edition, header.format, header.frame)
 
 
 def simulate(edition: str, fmt: str, seed: int, match_id: str) -> list[LogLine]:
@@ -169,7 +170,7 @@ GAME = GamePlugin(
     rule_statements=RULE_STATEMENTS,
     rule_prefix="bp",
     rule_book="a section of the BlackPoker rules",
-    header_fields=frozenset({"decks", "deck_sizes"}),
+    header_fields=frozenset({"decks", "deck_sizes", "frame"}),
     card_text=card_text,
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions", "after", "on_event",
                                        "ng_ranks", "format"),

@@ -107,7 +107,7 @@ class GameStartPlan:
 class BlackPokerRules(TrumpRules, RulesHooks):
     """The rules of one BlackPoker edition and format, for one match."""
 
-    def __init__(self, edition: str, fmt: str) -> None:
+    def __init__(self, edition: str, fmt: str, frame: str | None = None) -> None:
         if edition not in EDITIONS:
             raise UnsupportedRules(
                 f"unknown BlackPoker edition {edition!r} (known: {', '.join(EDITIONS)})",
@@ -123,6 +123,21 @@ class BlackPokerRules(TrumpRules, RulesHooks):
             raise UnsupportedRules(
                 f"BlackPoker {edition} {fmt} is not judged yet: {not_yet[fmt]}",
                 field="format")
+        frames: dict[str, Any] = self.data.get("frames") or {}
+        if frame is not None:
+            if not frames:
+                raise UnsupportedRules(
+                    f"BlackPoker {edition} has no frames (a frame is part of a 9.0 "
+                    "regulation)", field="frame")
+            if frame not in frames:
+                raise UnsupportedRules(
+                    f"BlackPoker {edition} has no frame {frame!r} (its frames: "
+                    f"{', '.join(frames)})", field="frame")
+            if not frames[frame].get("judged", True):
+                raise UnsupportedRules(
+                    f"BlackPoker {edition} frame {frame!r} is not judged yet", field="frame")
+        self.frame = frame
+        """The regulation's frame, if the header names one (9.0)."""
         self.edition = edition
         self.format = fmt
         pol = self.data["policy"]
@@ -145,7 +160,7 @@ class BlackPokerRules(TrumpRules, RulesHooks):
                 direct=bool(a["direct"]), once_per_turn=bool(a.get("once_per_turn")), data=a,
             )
             for aid, a in self.data["actions"].items()
-            if fmt in a.get("formats", formats)
+            if fmt in a.get("formats", formats) and ("frames" not in a or frame in a["frames"])
         }
         self.after: dict[str, dict[str, Any]] = {
             t["after"]: t for t in self.data["triggers"]

@@ -18,11 +18,12 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import parse_card
 from coreflow_judge.adjudicator.games.common import EditionDataError
 
 TOP = frozenset({"edition", "deck_zone", "formats", "policy", "characters", "actions",
-                 "triggers", "trumps", "labels_ja", "_files"})
+                 "triggers", "trumps", "labels_ja", "frames", "_files"})
+FRAME_KEYS = frozenset({"name_ja", "recommended_formats", "deck", "setup", "judged"})
 ACTION_KEYS = frozenset({
     "name", "name_ja", "direct", "speed", "timing", "cost", "once_per_turn", "key", "target",
     "effect", "choices", "choices_on_resolve", "controller", "formats", "type", "flags",
-    "alt_cost", "originated",
+    "alt_cost", "originated", "frames",
 })
 SPEEDS = frozenset({"instant", "normal"})
 TIMINGS = frozenset({"main", "quick"})
@@ -82,6 +83,14 @@ def check(data: Mapping[str, Any], steps: Iterable[str]) -> None:
     fset = frozenset(formats)
     chars = data.get("characters", {})
     actions = data.get("actions", {})
+    frames = data.get("frames") or {}
+    for fid, f in frames.items():
+        unknown("frames", fid, "", f, FRAME_KEYS, "a frame field")
+        unknown("frames", fid, ".recommended_formats", f.get("recommended_formats", []),
+                fset, "a format")
+    for aid, a in (data.get("actions") or {}).items():
+        unknown("actions", aid, ".frames", a.get("frames", []), frozenset(frames),
+                "a frame of this edition")
     for cid, c in chars.items():
         unknown("characters", cid, "", c, CHARACTER_KEYS, "a character field")
         unknown("characters", cid, ".kind", [c.get("kind")], CHARACTER_KINDS, "a kind")
