@@ -523,3 +523,13 @@ def test_record_takes_many_logs_and_directories_in_one_process(tmp_path: Path) -
     assert [r["match_id"] for r in listed] == recorded
     again = invoke("record", DISPUTED, "--store", store)
     assert again.exit_code == 1 and "same content" in again.stderr
+
+
+def test_readme_one_mistake_examples_are_what_the_cli_prints(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    for name in ("turn-twice-9.0", "end-on-the-stage-9.0"):
+        log = f"fixtures/rulings/lite/{name}.jsonl"
+        judged = invoke("judge", log)
+        assert judged.exit_code == 1
+        assert readme_block_after(f"`coreflow judge {log}`") == judged.stdout
