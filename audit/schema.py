@@ -27,6 +27,8 @@ TABLES: dict[str, list[Column]] = {
         ("rules", "VARCHAR", "the rules edition as the header gives it, e.g. blackpoker/9.0"),
         ("edition", "VARCHAR", "the edition alone, e.g. 9.0"),
         ("format", "VARCHAR", "the format, e.g. lite"),
+        ("frame", "VARCHAR", "BlackPoker 9.0: the regulation's frame (e.g. pack), when "
+         "given"),
         ("regulation", "VARCHAR", "the regulation, when given"),
         ("players", "VARCHAR[]", "the players in seating order"),
         ("tournament", "VARCHAR", "header event.tournament"),
