@@ -409,7 +409,8 @@ class _Deriver:
         findings = flow.findings if flow is not None else []
         self.rows["matches"].append(dict(
             match_id=h.match_id, record_id=self.record_id, game=h.game, rules=h.rules,
-            edition=h.rules.partition("/")[2], format=h.format, frame=h.frame, regulation=h.regulation,
+            edition=h.rules.partition("/")[2], format=h.format, frame=h.frame,
+            regulation=h.regulation,
             players=list(h.players),
             tournament=ev.tournament if ev is not None else None,
             round=str(ev.round) if ev is not None and ev.round is not None else None,

@@ -76,7 +76,7 @@ TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "report.result": ("result: {text}", "結果: {text}"),
     "report.count": ("{errors} error{es}, {warnings} warning{ws}",
                      "エラー {errors}件、警告 {warnings}件"),
-    "report.count_more": ("{errors} error{es} (and {more} that follow from {them}), "
+    "report.count_more": ("{errors} error{es} (and {more} that follow{s} from {them}), "
                           "{warnings} warning{ws}",
                           "エラー {errors}件（ほかにそれに起因するもの {more}件）、"
                           "警告 {warnings}件"),

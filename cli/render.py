@@ -181,7 +181,8 @@ def report_text(report: Report, source: str, findings: Sequence[Finding] | None 
         out.append(text(lang, "report.clean"))
     out.append(text(lang, "report.result", text=result_text(report.result, lang=lang)))
     out.append(text(lang, "report.count_more" if more else "report.count", errors=errors,
-                    es="s" * (errors != 1), more=more, them="them" if errors > 1 else "it",
+                    es="s" * (errors != 1), more=more, s="s" * (more == 1),
+                    them="them" if errors > 1 else "it",
                     warnings=warnings, ws="s" * (warnings != 1)))
     return "\n".join(out)
 
