@@ -176,6 +176,10 @@ class GameStarted(_Line):
     trumps: dict[PlayerId, Cards] | None = None
     """BlackPoker 6.1 extra: the trumps each player placed face down before the game (at
     most 2; ``?`` where the recorder does not know a face). Not part of the deck."""
+    packs: dict[PlayerId, Cards] | None = None
+    """BlackPoker 9.0 pack frames: the cards each player set aside face down as the pack,
+    the top of the deck first (``?`` where the recorder does not know a face); taken
+    before the preset, so the deck that remains is the life."""
 
 
 class TurnStarted(_Line):

@@ -54,6 +54,10 @@ class PlayerBoard:
     fog: list[str] = field(default_factory=list)
     field: list[Character] = field(default_factory=list)
     trumps: list[Trump] = dataclasses.field(default_factory=list)
+    pack: list[str] | None = None
+    """パック (9.0 pack frames): the cards set aside at the set-up, top first; None: the
+    frame has no pack."""
+    pack_opened: bool = False
 
     @property
     def deck_count(self) -> int | None:
@@ -108,6 +112,7 @@ class PlayerBoard:
             [dataclasses.replace(ch, cards=list(ch.cards), entered=list(ch.entered))
              for ch in self.field],
             [dataclasses.replace(t) for t in self.trumps],
+            None if self.pack is None else list(self.pack), self.pack_opened,
         )
 
     def character(self, ref: str) -> Character | None:
@@ -127,4 +132,7 @@ class PlayerBoard:
             "fog": list(self.fog),
             **({"trumps": [{"card": t.card, "face": "up" if t.face_up else "down"}
                            for t in self.trumps]} if self.trumps else {}),
+            **({"pack_count": len(self.pack), "pack_opened": self.pack_opened,
+                "pack": [{"card": c, "face": "up" if self.pack_opened else "down"}
+                         for c in self.pack]} if self.pack is not None else {}),
         }

@@ -75,9 +75,11 @@ class Simulator:
     """
 
     def __init__(self, edition: str, seed: int, fmt: str, max_lines: int,
-                 match_id: str | None) -> None:
+                 match_id: str | None, frame: str | None = None) -> None:
         self.rng = random.Random(seed)
         self.max_lines = max_lines
+        self.frame = frame
+        """The regulation's frame (9.0), read by :meth:`_setup`."""
         header, start = self._setup(edition, fmt, match_id or f"sim-{edition}-{seed}")
         self.flow: CoreFlow = start_flow(header)
         rules = self.flow.rules
@@ -94,20 +96,25 @@ class Simulator:
 
     # ------------------------------------------------------------------ set-up
     def _setup(self, edition: str, fmt: str, match_id: str) -> tuple[MatchStarted, GameStarted]:
-        """Decks, presets (9.0), opening hands, reveals and the first player's draw.
+        """Decks, the frame's pack (9.0 frames), presets (9.0), opening hands, reveals and
+        the first player's draw.
 
-        The simulator shuffles the decks; what the start does with them is the rules' plan
-        (``BlackPokerRules.plan_game_start``).
+        The simulator shuffles the decks (a frame's fixed deck, else 40 to 54 cards); what
+        the start does with them is the rules' plan (``BlackPokerRules.plan_game_start``).
         """
         rng = self.rng
-        decks = {p: rng.sample(CARDS, rng.randint(*DECK_SIZE)) for p in PLAYERS}
+        frame = self.frame
+        rules = BlackPokerRules(edition, fmt, frame)
+        fixed = (rules.frame_data.get("deck") or {}).get("fixed")
+        decks = {p: rng.sample(fixed, len(fixed)) if fixed else
+                 rng.sample(CARDS, rng.randint(*DECK_SIZE)) for p in PLAYERS}
         header = MatchStarted(
             seq=1, match_id=match_id, game="blackpoker", rules=f"blackpoker/{edition}",
-            format=fmt, players=list(PLAYERS), decks=decks, log_format=1,
+            format=fmt, frame=frame, players=list(PLAYERS), decks=decks, log_format=1,
         )
-        plan = BlackPokerRules(edition, fmt).plan_game_start(PLAYERS, decks)
+        plan = rules.plan_game_start(PLAYERS, decks)
         start = GameStarted(seq=2, first_player=plan.first_player, reveals=plan.reveals,
-                            hands=plan.hands, presets=plan.presets)
+                            hands=plan.hands, presets=plan.presets, packs=plan.packs)
         return header, start
 
     # ------------------------------------------------------------------ the loop

@@ -27,8 +27,17 @@ CODES: dict[str, tuple[Severity, str]] = {
                                       "is not in force: its trump face down or gone, or its "
                                       "originating soldier not one the ability reaches "
                                       "(6.1 extra)"),
-    "legality.setup-invalid": ("error", "a set-up the format does not allow: more than two "
-                               "trumps, or trumps outside the extra format"),
+    "legality.condition-unmet": ("error", "a frame action requested while its condition "
+                                 "is not met (パック開封 with the pack opened already, or "
+                                 "without a pack) (9.0 frames)"),
+    "legality.setup-invalid": ("error", "a set-up the format or frame does not allow: more "
+                               "than two trumps, or trumps outside the extra format; a deck "
+                               "that is not the frame's (エントリー16: not the 16 fixed cards; "
+                               "fewer cards than the frame needs); a pack of another size, "
+                               "or a pack where the frame has none"),
+    "log.frame-not-recommended": ("warning", "the header pairs a format with a frame that "
+                                  "does not recommend it (any pair is legal; the match is "
+                                  "judged as recorded) (9.0 frames)"),
     "timing.not-while-turn-player": ("error", "an action allowed only while its requester "
                                      "does not have the turn, requested on the requester's "
                                      "own turn (クイック召喚)"),
@@ -75,6 +84,17 @@ RULE_STATEMENTS: dict[str, str] = {
                           "charge-state soldier the ability reaches.",
     "bp-extra.giant": "Extra: 巨人 must be designated as an attacker whenever it is able to "
                       "attack.",
+    "bp-frame": "9.0: a regulation is a format plus a frame; each frame recommends some "
+                "formats, and any pairing may still be played.",
+    "bp-frame.deck": "9.0 frames: a frame fixes the deck: エントリー16 plays the sixteen given "
+                     "cards and no others; the pack frames need a deck of at least 40 cards.",
+    "bp-frame.pack": "9.0 pack frames: before the preset, the top fourteen cards of the deck "
+                     "are set aside face down as the pack; the rest is the life. The pack's "
+                     "count and whether it is opened are public; an opened pack's cards are "
+                     "its owner's; an unopened pack's cards no player knows.",
+    "bp-frame.pack_open": "パック開封 may be requested only while the requester's pack is not "
+                          "opened; it takes one card of the pack, shown to the opponent, into "
+                          "the hand, then the pack is turned face up and is opened.",
     "bp6.2": "Each action does exactly what its entry in the format's action list "
              "says: its key cards, costs, targets, the choices it asks for and its effect.",
 }
@@ -85,8 +105,15 @@ CODES_JA: dict[str, str] = {
     "legality.ability-not-in-force": "有効でない能力によるアクションのリクエスト：切札が伏せて"
                                      "あるかなくなっている、またはその能力が及ばない兵士から"
                                      "起こされた（6.1 エクストラ）",
-    "legality.setup-invalid": "フォーマットが認めない準備：切札が3枚以上、またはエクストラ以外の"
-                              "フォーマットでの切札",
+    "legality.condition-unmet": "起こす条件を満たさないフレームのアクションのリクエスト"
+                                "（開封済みのパック、またはパックがないときのパック開封）"
+                                "（9.0 フレーム）",
+    "legality.setup-invalid": "フォーマットやフレームが認めない準備：切札が3枚以上、または"
+                              "エクストラ以外のフォーマットでの切札。フレームのデッキでないデッキ"
+                              "（エントリー16 の16枚と違う、フレームの枚数に足りない）。"
+                              "枚数の違うパック、またはパックのないフレームでのパック",
+    "log.frame-not-recommended": "フレームが推奨しないフォーマットとの組み合わせ（どの組み合わせ"
+                                 "も遊べる。記録どおりに裁定する）（9.0 フレーム）",
     "timing.not-while-turn-player": "ターンプレイヤーでない間だけ行えるアクションを、自分のターンに"
                                     "リクエストした（クイック召喚）",
 }
@@ -127,6 +154,16 @@ RULE_STATEMENTS_JA: dict[str, str] = {
                           "能力が及ぶチャージ状態の兵士をドライブして起こす。",
     "bp-extra.giant": "エクストラ：巨人は、攻撃できるときは必ずアタッカーに指定しなければ"
                       "ならない。",
+    "bp-frame": "9.0：レギュレーションはフォーマットとフレームの組み合わせ。フレームごとに推奨"
+                "フォーマットがあるが、どの組み合わせでも遊べる。",
+    "bp-frame.deck": "9.0 フレーム：フレームがデッキを決める。エントリー16 は決められた16枚だけを"
+                     "使い、パックのフレームは40枚以上のデッキを使う。",
+    "bp-frame.pack": "9.0 パックのフレーム：プリセットの前にデッキの上から14枚を伏せて取り除き"
+                     "パックとし、残りをライフとする。パックの枚数と開封済みかどうかは完全公開、"
+                     "開封済みパックの中身は個人公開、未開封パックの中身は非公開。",
+    "bp-frame.pack_open": "パック開封は、自分のパックが開封済みでないときだけリクエストできる。"
+                          "パックから1枚を選び対戦相手に見せて手札に加え、パックを表向きにして"
+                          "開封済みとする。",
     "bp6.2": "各アクションは、フォーマットのアクション一覧の記載どおりのことだけを行う："
              "キーカード、コスト、対象、求める選択、効果。",
 }

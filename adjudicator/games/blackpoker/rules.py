@@ -58,8 +58,10 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     parse_card,
     split_ref,
 )
+from coreflow_judge.adjudicator.games.blackpoker.frames import FrameRules
 from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
 from coreflow_judge.adjudicator.games.blackpoker.steps_extra import ExtraSteps
+from coreflow_judge.adjudicator.games.blackpoker.steps_frames import FrameSteps
 from coreflow_judge.adjudicator.games.blackpoker.steps_master import MasterSteps
 from coreflow_judge.adjudicator.games.blackpoker.steps_standard import StandardSteps
 from coreflow_judge.adjudicator.games.blackpoker.trumps import TrumpRules
@@ -76,7 +78,7 @@ EDITIONS = ("6.1", "9.0")
 SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
-class _Resolving(ExtraSteps, MasterSteps, StandardSteps, Resolving):
+class _Resolving(FrameSteps, ExtraSteps, MasterSteps, StandardSteps, Resolving):
     """A resolution that knows the steps of every format's actions."""
 
 
@@ -102,9 +104,11 @@ class GameStartPlan:
     """Each opening hand; the first player's ends with the card drawn after the reveals."""
     reveals: dict[str, list[str]]
     first_player: str
+    packs: dict[str, list[str]] | None = None
+    """The cards each player set aside as the pack (9.0 pack frames), top first."""
 
 
-class BlackPokerRules(TrumpRules, RulesHooks):
+class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
     """The rules of one BlackPoker edition and format, for one match."""
 
     def __init__(self, edition: str, fmt: str, frame: str | None = None) -> None:
@@ -142,6 +146,8 @@ class BlackPokerRules(TrumpRules, RulesHooks):
         self.format = fmt
         pol = self.data["policy"]
         self.pol = pol
+        self.opening_hand = int(self.frame_setup.get("hand", pol["opening_hand"]))
+        """The opening hand: the frame's (its set-up's ``hand``), else the edition's."""
         self.policy = FlowPolicy(
             requester_keeps_chance=bool(pol["requester_keeps_chance"]),
             resolve_before_cost_triggers=bool(pol["resolve_before_cost_triggers"]),
@@ -213,6 +219,8 @@ class BlackPokerRules(TrumpRules, RulesHooks):
                 "The header gives no deck size for every player: deck counts are unknown and "
                 "deck-out cannot be ruled."
             )
+        self.check_frame_header(flow, header)
+        self.set_aside_packs(flow, line)
         self.place_trumps(flow, line)
         presets = line.presets or {}
         if self.pol["preset"]:
@@ -222,7 +230,7 @@ class BlackPokerRules(TrumpRules, RulesHooks):
             flow.report("legality.effect-mismatch", "bp4.2.1", "This edition has no preset.")
         hands = line.hands or {}
         for p in flow.players:
-            self._draw(flow, p, self.pol["opening_hand"], hands.get(p))
+            self._draw(flow, p, self.opening_hand, hands.get(p))
         reveals = line.reveals or {}
         for p in flow.players:
             for card in reveals.get(p, []):
@@ -237,7 +245,7 @@ class BlackPokerRules(TrumpRules, RulesHooks):
                 "goes first).", expected=first, actual=line.first_player,
             )
         fp = line.first_player
-        extra = hands.get(fp, [])[self.pol["opening_hand"]:]
+        extra = hands.get(fp, [])[self.opening_hand:]
         self._draw(flow, fp, self.pol["first_player_draws"], extra or None)
 
     @staticmethod
@@ -310,6 +318,9 @@ class BlackPokerRules(TrumpRules, RulesHooks):
             top[p] += n
             return cards
 
+        packs: dict[str, list[str]] | None = None
+        if "pack" in self.frame_setup:
+            packs = {p: take(p, int(self.frame_setup["pack"])) for p in players}
         presets: dict[str, Preset] | None = None
         if self.pol["preset"]:
             presets = {}
@@ -321,7 +332,7 @@ class BlackPokerRules(TrumpRules, RulesHooks):
                     graveyard.append(soldier)
                     soldier = take(p)[0]
                 presets[p] = Preset(bulwark=bulwark, soldier=soldier, graveyard=graveyard)
-        hands = {p: take(p, self.pol["opening_hand"]) for p in players}
+        hands = {p: take(p, self.opening_hand) for p in players}
         reveals: dict[str, list[str]] = {p: [] for p in players}
         first = None
         while first is None:
@@ -329,7 +340,7 @@ class BlackPokerRules(TrumpRules, RulesHooks):
                 reveals[p] += take(p)
             first = self.first_by_reveals(players, reveals)
         hands[first] = hands[first] + take(first, self.pol["first_player_draws"])
-        return GameStartPlan(presets, hands, reveals, first)
+        return GameStartPlan(presets, hands, reveals, first, packs)
 
     def may_be_preset_soldier(self, card: str) -> bool | None:
         """The 9.0 preset: may ``card`` enter the field as the preset soldier in this format?
@@ -600,6 +611,7 @@ class BlackPokerRules(TrumpRules, RulesHooks):
 
         # Abilities that grant the action (6.1 extra: trumps, trump characters).
         out += self.grant_findings(flow, line, action)
+        out += self.condition_findings(flow, line, action)
         free = self.free_use(line, action)
         # Key cards (none where a character's free use supplies virtual ones).
         spec = None if free is not None else a.get("key")

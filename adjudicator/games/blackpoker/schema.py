@@ -23,13 +23,15 @@ FRAME_KEYS = frozenset({"name_ja", "recommended_formats", "deck", "setup", "judg
 ACTION_KEYS = frozenset({
     "name", "name_ja", "direct", "speed", "timing", "cost", "once_per_turn", "key", "target",
     "effect", "choices", "choices_on_resolve", "controller", "formats", "type", "flags",
-    "alt_cost", "originated", "frames",
+    "alt_cost", "originated", "frames", "condition",
 })
+CONDITIONS = frozenset({"pack_unopened"})
+"""The conditions on requesting an action the rules check (frames.py)."""
 SPEEDS = frozenset({"instant", "normal"})
 TIMINGS = frozenset({"main", "quick"})
 COST_LETTERS = frozenset("BLDSC")
 TYPES = frozenset({"summon", "turn", "combat", "quick_magic", "normal_magic", "magic",
-                   "triggered", "trump"})
+                   "triggered", "trump", "pack"})
 CONTROLLERS = frozenset({"turn_player", "requester_of_source", "owner"})
 TARGET_KINDS = frozenset({"player", "request", "character", "soldier", "bulwark", "trump"})
 TARGET_KEYS = frozenset({"kind", "owner", "relation", "key_card_count", "same_suit_as_key",
@@ -162,6 +164,8 @@ def check(data: Mapping[str, Any], steps: Iterable[str]) -> None:
             unknown("actions", aid, ".controller", [a["controller"]], CONTROLLERS,
                     "a controller")
         unknown("actions", aid, ".flags", a.get("flags", {}), FLAGS, "a flag")
+        unknown("actions", aid, ".condition", a.get("condition", {}), CONDITIONS,
+                "a condition")
         key = a.get("key")
         if key is not None:
             unknown("actions", aid, ".key", key, KEY_KEYS, "a key-card field")

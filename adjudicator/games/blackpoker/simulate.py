@@ -30,21 +30,23 @@ from __future__ import annotations
 
 from coreflow_judge.adjudicator.games.blackpoker.play import Simulator
 from coreflow_judge.adjudicator.games.blackpoker.play_extra import ExtraPlay
+from coreflow_judge.adjudicator.games.blackpoker.play_frames import FramePlay
 from coreflow_judge.adjudicator.games.blackpoker.play_master import MasterPlay
 from coreflow_judge.adjudicator.games.blackpoker.play_standard import StandardPlay
 from coreflow_judge.events.models import LogLine
 
 
-class _Simulator(ExtraPlay, MasterPlay, StandardPlay, Simulator):
+class _Simulator(FramePlay, ExtraPlay, MasterPlay, StandardPlay, Simulator):
     """A player of every format's actions."""
 
 
 def simulate_game(edition: str, seed: int, fmt: str = "lite", max_lines: int = 3000,
-                  match_id: str | None = None) -> list[LogLine]:
+                  match_id: str | None = None, frame: str | None = None) -> list[LogLine]:
     """Play one seeded random legal game of BlackPoker ``edition`` to its end.
 
     The game ends by deck-out (the rules' win/lose check); a game still going after
     ``max_lines`` lines of complete log stops there, unfinished. Returns the complete log,
-    line 1 the header with both decks. Same arguments, same log.
+    line 1 the header with both decks (and the frame, 9.0: ``frame``). Same arguments,
+    same log.
     """
-    return _Simulator(edition, seed, fmt, max_lines, match_id).run()
+    return _Simulator(edition, seed, fmt, max_lines, match_id, frame).run()

@@ -1,0 +1,161 @@
+"""Frames (フレーム, BlackPoker 9.0): what a match regulation's frame adds to its format.
+
+A 9.0 regulation is a format plus a frame (``match_started.frame``). The frame fixes the
+deck (エントリー16: sixteen given cards), the set-up (パック: fourteen cards set aside face
+down as the pack, ``game_started.packs``) and adds actions that exist only in it
+(``actions.<id>.frames``), some with a condition on the table (``condition``: the pack not
+opened yet). All of it is the edition data's ``frames`` and ``actions``
+(``data/edition-9.0.frames.yaml``, ``data/edition-9.0.frame-actions.yaml``); this module
+reads it.
+
+A mixin of :class:`~.rules.BlackPokerRules`, like :class:`~.trumps.TrumpRules`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from coreflow_judge.adjudicator.findings import Finding, finding
+from coreflow_judge.adjudicator.game import ActionDef
+from coreflow_judge.adjudicator.games.blackpoker.board import PlayerBoard
+from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN, card_of, parse_card
+
+if TYPE_CHECKING:
+    from coreflow_judge.adjudicator.flow import CoreFlow
+    from coreflow_judge.events.models import GameStarted, MatchStarted, Request
+
+
+class FrameRules:
+    """The frame's deck, set-up and action conditions; mixed into the rules module (which
+    provides ``boards``, ``data``, ``format`` and ``frame``)."""
+
+    boards: dict[str, PlayerBoard]
+    data: dict[str, Any]
+    format: str
+    frame: str | None
+
+    @property
+    def frame_data(self) -> Mapping[str, Any]:
+        """The header's frame as the edition data gives it (empty: no frame)."""
+        if self.frame is None:
+            return {}
+        frame: Mapping[str, Any] = self.data["frames"][self.frame]
+        return frame
+
+    @property
+    def frame_setup(self) -> Mapping[str, Any]:
+        setup: Mapping[str, Any] = self.frame_data.get("setup") or {}
+        return setup
+
+    # ------------------------------------------------------------------ the header
+    def check_frame_header(self, flow: CoreFlow, header: MatchStarted) -> None:
+        """The frame's deck condition on the header's decks (and counts), and whether the
+        format is one the frame recommends (any pair is legal; some are recommended)."""
+        fd = self.frame_data
+        if not fd:
+            return
+        recommended = list(fd.get("recommended_formats") or ())
+        if self.format not in recommended:
+            flow.report("log.frame-not-recommended", "bp-frame",
+                        f"The frame {self.frame} ({fd.get('name_ja', '')}) is recommended with "
+                        f"{', '.join(recommended)}, not {self.format}; the match is judged as "
+                        "recorded.", expected=recommended, actual=self.format)
+        deck = fd.get("deck") or {}
+        fixed = deck.get("fixed")
+        least = deck.get("min_cards")
+        for p, cards in (header.decks or {}).items():
+            if fixed is not None and Counter(cards) != Counter(fixed):
+                missing = sorted((Counter(fixed) - Counter(cards)).elements())
+                extra = sorted((Counter(cards) - Counter(fixed)).elements())
+                flow.report("legality.setup-invalid", "bp-frame.deck",
+                            f"{p}'s deck is not the {fd.get('name_ja', self.frame)} deck: "
+                            f"missing {', '.join(missing) or 'nothing'}, not allowed "
+                            f"{', '.join(extra) or 'nothing'}. The judge goes on with the deck "
+                            "as recorded.", expected=list(fixed), actual=list(cards))
+            elif least is not None and len(cards) < least:
+                flow.report("legality.setup-invalid", "bp-frame.deck",
+                            f"{p}'s deck has {len(cards)} cards; the frame {self.frame} "
+                            f"needs at least {least}.", expected=least, actual=len(cards))
+        for p, n in (header.deck_sizes or {}).items():
+            if p in (header.decks or {}):
+                continue
+            if fixed is not None and n != len(fixed):
+                flow.report("legality.setup-invalid", "bp-frame.deck",
+                            f"{p}'s deck has {n} cards; the {fd.get('name_ja', self.frame)} "
+                            f"deck has {len(fixed)}.", expected=len(fixed), actual=n)
+            elif least is not None and n < least:
+                flow.report("legality.setup-invalid", "bp-frame.deck",
+                            f"{p}'s deck has {n} cards; the frame {self.frame} needs at "
+                            f"least {least}.", expected=least, actual=n)
+
+    # ------------------------------------------------------------------ the pack
+    def set_aside_packs(self, flow: CoreFlow, line: GameStarted) -> None:
+        """パック: before the preset, the top ``setup.pack`` cards of each deck are set
+        aside face down as the pack; the rest of the deck is the life. The log records
+        them in ``game_started.packs`` (top first, ``?`` for a face not shown)."""
+        recorded = line.packs or {}
+        size = self.frame_setup.get("pack")
+        if size is None:
+            if recorded:
+                flow.report("legality.setup-invalid", "bp-frame.pack",
+                            "The set-up records packs, but the match's frame "
+                            f"({self.frame or 'none'}) has no pack.", actual=dict(recorded))
+            return
+        for p in recorded:
+            if p not in self.boards:
+                flow.report("log.unknown-ref", "log", f"packs: no player {p!r}.", actual=p)
+        for p, b in self.boards.items():
+            shown = recorded.get(p)
+            if shown is None:
+                flow.report("log.choice-missing", "bp-frame.pack",
+                            f"{p}'s pack is not recorded; the judge sets aside the top {size} "
+                            f"cards of the {self.data['deck_zone']}.", severity="warning")
+                shown = [UNKNOWN] * size
+            elif len(shown) != size:
+                flow.report("legality.setup-invalid", "bp-frame.pack",
+                            f"{p}'s pack has {len(shown)} cards; the frame {self.frame} sets "
+                            f"aside {size}. The judge goes on with the pack as recorded.",
+                            expected=size, actual=len(shown))
+            b.pack = []
+            for ref in shown:
+                card = card_of(ref)
+                if card != UNKNOWN and parse_card(card) is None:
+                    flow.report("log.unknown-ref", "log",
+                                f"packs.{p}: {ref!r} names no card.", actual=ref)
+                    card = UNKNOWN
+                top = b.pop_deck()
+                if top is None:
+                    flow.report("legality.effect-mismatch", "bp-frame.pack",
+                                f"{p}'s deck runs out while the pack is set aside.")
+                    break
+                if top != UNKNOWN and card != UNKNOWN and top != card:
+                    flow.report("legality.effect-mismatch", "bp-frame.pack",
+                                f"The pack takes the top cards of {p}'s deck: {top}, not "
+                                f"{card}.", expected=top, actual=card)
+                b.pack.append(card if card != UNKNOWN else top)
+
+    # ------------------------------------------------------------------ conditions
+    def condition_findings(self, flow: CoreFlow, line: Request,
+                           action: ActionDef) -> list[Finding]:
+        """An action's ``condition`` (the edition data) on the table when it is requested:
+        ``pack_unopened`` (パック開封: only while the requester's pack is not opened)."""
+        cond = action.data.get("condition") or {}
+        board = self.boards.get(line.player)
+        if board is None or not cond:
+            return []
+        out: list[Finding] = []
+        if cond.get("pack_unopened"):
+            if board.pack is None:
+                why = f"{line.player} has no pack"
+            elif board.pack_opened:
+                why = f"{line.player}'s pack is opened already"
+            else:
+                why = ""
+            if why:
+                out.append(finding(
+                    "legality.condition-unmet", line.seq, "bp-frame.pack_open",
+                    f"{action.name} may be requested only while the requester's pack is not "
+                    f"opened: {why}.", expected="pack not opened", actual=why))
+        return out

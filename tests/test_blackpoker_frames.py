@@ -1,0 +1,159 @@
+"""BlackPoker 9.0 frames: the frame's deck, its set-up (the pack), its actions and their
+conditions, the board and what each player may see of it, and simulated games.
+
+The ruling fixtures (fixtures/rulings/frames/) judge one situation each; these tests check
+the set-up plan, the disclosure, choices left out, and many simulated games.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
+from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
+from coreflow_judge.adjudicator.judge import judge_lines
+from coreflow_judge.events.models import LogLine
+from coreflow_judge.events.reader import iter_lines, read_log
+from coreflow_judge.projections.view import board_view, disclosure_of
+
+from tests.pools import pooled
+
+ROOT = Path(__file__).resolve().parent.parent
+FRAMES = ROOT / "fixtures" / "rulings" / "frames"
+GAMES = 8
+game = pooled(simulate_game)
+
+
+def _dicts(lines: list[LogLine]) -> list[dict[str, Any]]:
+    return [line.model_dump(mode="json", exclude_none=True, exclude={"hash"})
+            for line in lines]
+
+
+def _findings(lines: list[dict[str, Any]]) -> list[tuple[str, int, str]]:
+    report = judge_lines(iter_lines([json.dumps(d) for d in lines]))
+    return [(f.code, f.seq, f.severity) for f in report.findings]
+
+
+@pytest.mark.parametrize(("frame", "fmt"), [("entry16", "lite"), ("pack", "lite"),
+                                             ("pack", "standard")])
+def test_simulated_games_of_each_judged_frame_are_judged_clean(frame: str, fmt: str) -> None:
+    for seed in range(GAMES):
+        lines = game("9.0", seed, fmt, frame=frame)
+        assert lines[0].frame == frame  # type: ignore[union-attr]
+        assert [f for f in _findings(_dicts(lines)) if f[2] != "info"] == [], \
+            f"{frame} {fmt} seed {seed}"
+
+
+def test_simulated_pack_games_open_packs() -> None:
+    opened = sum(1 for seed in range(GAMES) for line in game("9.0", seed, "lite", frame="pack")
+                 if getattr(line, "action", None) == "pack_open")
+    assert opened > 0
+
+
+def test_the_entry16_deck_is_the_frames_sixteen_cards() -> None:
+    lines = _dicts(game("9.0", 0, "lite", frame="entry16"))
+    fixed = BlackPokerRules("9.0", "lite", "entry16").frame_data["deck"]["fixed"]
+    assert all(sorted(d) == sorted(fixed) for d in lines[0]["decks"].values())
+
+
+def test_an_entry16_deck_count_other_than_sixteen_is_a_setup_finding() -> None:
+    lines = _dicts(game("9.0", 0, "lite", frame="entry16"))[:2]
+    lines[0]["deck_sizes"] = {"alice": 16, "bob": 17}
+    del lines[0]["decks"]
+    assert _findings(lines) == [("legality.setup-invalid", 2, "error")]
+
+
+def test_the_pack_is_the_decks_top_fourteen_set_aside_before_the_preset() -> None:
+    rules = BlackPokerRules("9.0", "lite", "pack")
+    cards = [f"{s}{r}" for s in "SHDC" for r in range(1, 11)]
+    decks = {"alice": cards, "bob": cards[::-1]}
+    plan = rules.plan_game_start(["alice", "bob"], decks)
+    assert plan.packs == {p: d[:14] for p, d in decks.items()}
+    assert plan.presets is not None
+    assert all(plan.presets[p].bulwark == d[14] for p, d in decks.items())
+
+
+def test_packs_in_a_match_without_a_pack_frame_are_a_setup_finding() -> None:
+    lines = _dicts(game("9.0", 0, "lite", frame="entry16"))[:2]
+    lines[1]["packs"] = {"alice": ["?"] * 14}
+    assert ("legality.setup-invalid", 2, "error") in _findings(lines)
+
+
+def test_a_pack_the_log_leaves_out_is_set_aside_from_the_top() -> None:
+    lines = _dicts(game("9.0", 0, "lite", frame="pack"))[:2]
+    packs = lines[1].pop("packs")
+    report = judge_lines(iter_lines([json.dumps(d) for d in lines]))
+    assert [(f.code, f.severity) for f in report.findings] == [
+        ("log.choice-missing", "warning")] * 2
+    assert report.flow is not None
+    board = report.flow.rules.board(report.flow)
+    assert [i["card"] for i in board["players"]["alice"]["pack"]] == packs["alice"]
+
+
+def test_an_unopened_pack_is_hidden_and_an_opened_one_is_its_owners() -> None:
+    report = judge_lines(read_log(FRAMES / "pack-open-9.0.jsonl"))
+    assert report.flow is not None
+    board = report.flow.rules.board(report.flow)
+    assert board["players"]["bob"]["pack_opened"] is True
+    assert board["players"]["alice"]["pack_opened"] is False
+    disclosure = disclosure_of("blackpoker/9.0")
+    for viewer in ("alice", "bob"):
+        seen = board_view(board, viewer, disclosure)["players"]
+        # Count and state are public.
+        assert seen["alice"]["pack_count"] == 14 and seen["bob"]["pack_count"] == 13
+        assert seen["alice"]["pack_opened"] is False and seen["bob"]["pack_opened"] is True
+        # An unopened pack's cards: no player, not even its owner.
+        assert all(i["card"] != c["card"] for i, c in zip(
+            seen["alice"]["pack"], board["players"]["alice"]["pack"], strict=True))
+        # An opened pack's cards: its owner only.
+        bob_cards = [i["card"] for i in seen["bob"]["pack"]]
+        truth = [i["card"] for i in board["players"]["bob"]["pack"]]
+        assert (bob_cards == truth) == (viewer == "bob")
+
+
+def test_pack_open_without_its_choice_keeps_the_table_honest() -> None:
+    lines = [json.loads(t) for t in (FRAMES / "pack-open-9.0.jsonl").read_text().splitlines()]
+    last = lines[-1]
+    assert last["type"] == "resolve"
+    last.pop("choices")
+    last.pop("effects", None)
+    report = judge_lines(iter_lines([json.dumps(d) for d in lines]))
+    assert [(f.code, f.severity) for f in report.findings] == [("log.choice-missing",
+                                                                "warning")]
+    assert report.flow is not None
+    bob = report.flow.rules.board(report.flow)["players"]["bob"]
+    # Which card left is not recorded: 13 cards, none of them named any more.
+    assert bob["pack_count"] == 13 and {i["card"] for i in bob["pack"]} == {"?"}
+    assert bob["pack_opened"] is True
+
+
+@pytest.mark.parametrize("frame", ["rare_pack", "strategy"])
+def test_a_frame_not_judged_yet_is_refused_naming_the_field(frame: str) -> None:
+    from coreflow_judge.adjudicator.judge import JudgeInputError, start_flow
+    from coreflow_judge.events.models import MatchStarted
+
+    header = MatchStarted(seq=1, match_id="f", game="blackpoker", rules="blackpoker/9.0",
+                          format="standard", frame=frame, players=["alice", "bob"],
+                          log_format=1)
+    with pytest.raises(JudgeInputError) as caught:
+        start_flow(header)
+    assert caught.value.field == "frame" and "not judged yet" in str(caught.value)
+
+
+def test_the_audit_holds_pack_open_and_the_pack_zone() -> None:
+    from coreflow_judge.audit import derive
+    from coreflow_judge.events.models import LINE_ADAPTER
+
+    text = (FRAMES / "pack-open-9.0.jsonl").read_text(encoding="utf-8")
+    lines = [LINE_ADAPTER.validate_json(t) for t in text.splitlines()]
+    stored = [derive.StoredLine(line, line.model_dump(mode="json", exclude_none=True), None)
+              for line in lines]
+    rows = derive.derive_match("rec", stored)
+    opened = [r for r in rows["resolutions"] if r["action"] == "pack_open"]
+    assert opened and {e["op"] for e in opened[0]["effects"]} == {"move", "flip"}
+    # The audit keeps the board as each turn starts: the pack as set aside.
+    first = rows["boards"][0]["board"]["players"]["bob"]
+    assert first["pack_opened"] is False and first["pack_count"] == 14
