@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from coreflow_judge.adjudicator.disclosure import Disclosure
 from coreflow_judge.adjudicator.findings import CODES
@@ -39,8 +39,12 @@ GAME_HEADER_FIELDS = ("decks", "deck_sizes", "cards", "hyperspatial", "super_gr"
 
 RulesFactory = Callable[["MatchStarted", str], "GameRules"]
 """(header, edition) -> the game's rules module for one match."""
-Simulator = Callable[[str, str, int, str], "list[LogLine]"]
-"""(edition, format, seed, match id) -> the complete log of one random legal game."""
+class Simulator(Protocol):
+    """(edition, format, seed, match id, frame) -> the complete log of one random legal
+    game; a game without frames refuses a frame (field ``frame``)."""
+
+    def __call__(self, edition: str, fmt: str, seed: int, match_id: str,
+                 frame: str | None = None) -> list[LogLine]: ...
 
 _GAME_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 

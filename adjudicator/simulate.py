@@ -53,17 +53,21 @@ def simulator_of(game: str) -> GamePlugin:
 
 
 def _write_logs(plugin: GamePlugin, edition: str, fmt: str | None, games: int, seed: int,
-                out_dir: Path, stem: str, progress: Progress | None = None) -> list[Path]:
+                out_dir: Path, stem: str, progress: Progress | None = None,
+                frame: str | None = None) -> list[Path]:
     """``games`` games written as ``<out_dir>/<stem>-<seed>-<i>.jsonl`` (match id
-    ``sim-<stem>-<seed>-<i>``); ``fmt`` None is the game's default format. Nothing is
-    written when the first game cannot be made (an unknown edition or format)."""
+    ``sim-<stem>-<seed>-<i>``; with a ``frame``, the stem ends ``-<frame>``); ``fmt`` None
+    is the game's default format. Nothing is written when the first game cannot be made
+    (an unknown edition, format or frame)."""
     simulate = plugin.simulate
     if simulate is None:
         raise NoSimulator(f"no simulator for game {plugin.id!r}")
     fmt = fmt or plugin.default_format
+    if frame is not None:
+        stem = f"{stem}-{frame}"
 
     def one(i: int) -> list[LogLine]:
-        return simulate(edition, fmt, game_seed(seed, i), f"sim-{stem}-{seed}-{i}")
+        return simulate(edition, fmt, game_seed(seed, i), f"sim-{stem}-{seed}-{i}", frame)
 
     first = one(0)  # an unknown edition or format stops here, before anything is written
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -78,15 +82,16 @@ def _write_logs(plugin: GamePlugin, edition: str, fmt: str | None, games: int, s
 
 
 def write_game_logs(game: str, edition: str, fmt: str | None, games: int, seed: int,
-                    out_dir: Path, progress: Progress | None = None) -> list[Path]:
+                    out_dir: Path, progress: Progress | None = None,
+                    frame: str | None = None) -> list[Path]:
     """Simulate ``games`` games of the registered ``game`` (its default format when ``fmt``
     is None); write ``<out_dir>/<game>-<edition>-<seed>-<i>.jsonl``."""
     return _write_logs(simulator_of(game), edition, fmt, games, seed, out_dir,
-                       f"{game}-{edition}", progress)
+                       f"{game}-{edition}", progress, frame)
 
 
 def write_games(edition: str, fmt: str | None, games: int, seed: int, out_dir: Path,
-                progress: Progress | None = None) -> list[Path]:
+                progress: Progress | None = None, frame: str | None = None) -> list[Path]:
     """Simulate ``games`` games of a bare edition (``9.0``: the game that takes bare
     editions, see :attr:`GamePlugin.bare_editions`); write
     ``<out_dir>/<edition>-<seed>-<i>.jsonl``."""
@@ -94,4 +99,4 @@ def write_games(edition: str, fmt: str | None, games: int, seed: int, out_dir: P
     if plugin is None:
         raise NoSimulator(f"no game takes a bare edition such as {edition!r}: "
                           "name the game, GAME/EDITION")
-    return _write_logs(plugin, edition, fmt, games, seed, out_dir, edition, progress)
+    return _write_logs(plugin, edition, fmt, games, seed, out_dir, edition, progress, frame)

@@ -932,6 +932,9 @@ def simulate(
         show_default=False)] = None,
     games: Annotated[int, typer.Option("--games", min=1, help="How many games.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    frame: Annotated[str | None, typer.Option(
+        "--frame", help="BlackPoker 9.0: the regulation's frame (entry16, pack, ...).",
+        show_default=False)] = None,
 ) -> None:
     """Write simulated complete match logs (random legal play, reproducible by seed).
 
@@ -939,6 +942,7 @@ def simulate(
 
     Example: coreflow simulate --rules 9.0 --format lite --games 10 --seed 1 --out logs/
     """
+    from coreflow_judge.adjudicator.game import UnsupportedRules
     from coreflow_judge.adjudicator.judge import JudgeInputError
     from coreflow_judge.adjudicator.simulate import (  # imported only when simulating
         NoSimulator,
@@ -954,14 +958,15 @@ def simulate(
         with progress.progress("simulate", games) as bar:
             step = bar.update if games > 1 else None
             if sep:
-                written = write_game_logs(game, edition, fmt, games, seed, out, step)
+                written = write_game_logs(game, edition, fmt, games, seed, out, step, frame)
             else:
-                written = write_games(rules, fmt, games, seed, out, step)
+                written = write_games(rules, fmt, games, seed, out, step, frame)
     except NoSimulator as exc:
         raise CliError(f"--rules {rules!r}: {exc}") from exc
-    except JudgeInputError as exc:  # the simulator's own header: name the option
-        option = "--format" if exc.field == "format" else "--rules"
-        raise CliError(f"{option}: {str(exc).split(': ', 2)[-1]}") from exc
+    except (JudgeInputError, UnsupportedRules) as exc:  # the simulator's header: the option
+        option = {"format": "--format", "frame": "--frame"}.get(exc.field or "", "--rules")
+        said = str(exc).split(": ", 2)[-1] if isinstance(exc, JudgeInputError) else str(exc)
+        raise CliError(f"{option}: {said}") from exc
     for path in written:
         typer.echo(str(path))
 

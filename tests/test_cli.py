@@ -342,10 +342,29 @@ def test_simulate_refuses_unknown_editions_and_formats(tmp_path: Path) -> None:
         (("--rules", "7.5"), "unknown BlackPoker edition '7.5'"),
         (("--rules", "chess/1"), "no simulator for game 'chess'"),
         (("--rules", "9.0", "--format", "ultra"), "format 'ultra'"),
+        (("--rules", "9.0", "--frame", "nope"), "--frame: BlackPoker 9.0 has no frame 'nope'"),
+        (("--rules", "6.1", "--frame", "pack"), "--frame: BlackPoker 6.1 has no frames"),
+        (("--rules", "duel_masters/1.47", "--frame", "pack"),
+         "--frame: duel_masters has no frames"),
     ]:
         r = invoke("simulate", *args, "--out", tmp_path / "o")
         assert r.exit_code == 2 and text in r.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_simulate_plays_a_frame_and_the_judge_finds_it_clean(tmp_path: Path) -> None:
+    """``--frame``: the games are played in the regulation's frame, named in the file
+    names and the header, and judged clean."""
+    r = invoke("simulate", "--rules", "9.0", "--format", "lite", "--frame", "pack",
+               "--games", "2", "--seed", "3", "--out", tmp_path)
+    assert r.exit_code == 0, r.stderr
+    paths = [Path(p) for p in r.stdout.split()]
+    assert [p.name for p in paths] == ["9.0-pack-3-0.jsonl", "9.0-pack-3-1.jsonl"]
+    for path in paths:
+        header = json.loads(path.read_text("utf-8").splitlines()[0])
+        assert header["frame"] == "pack"
+        report = judge_file(path)
+        assert report.errors == 0 and report.result is not None
 
 
 def test_every_command_has_help_with_an_example() -> None:

@@ -190,11 +190,12 @@ def rules(header: MatchStarted, edition: str) -> BlackPokerRules:
     return BlackPokerRules(edition, header.format, header.frame)
 
 
-def simulate(edition: str, fmt: str, seed: int, match_id: str) -> list[LogLine]:
-    """One seeded random legal game, its complete log."""
+def simulate(edition: str, fmt: str, seed: int, match_id: str,
+             frame: str | None = None) -> list[LogLine]:
+    """One seeded random legal game, its complete log (9.0: in ``frame``, if named)."""
     from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 
-    return simulate_game(edition, seed, fmt, match_id=match_id)
+    return simulate_game(edition, seed, fmt, match_id=match_id, frame=frame)
 
 
 GAME = GamePlugin(

@@ -94,9 +94,14 @@ def rules(header: MatchStarted, edition: str) -> ILanguageRules:
     return ILanguageRules(header, edition)
 
 
-def simulate(edition: str, fmt: str, seed: int, match_id: str) -> list[LogLine]:
-    """One seeded random legal game, its complete log."""
+def simulate(edition: str, fmt: str, seed: int, match_id: str,
+             frame: str | None = None) -> list[LogLine]:
+    """One seeded random legal game, its complete log (the game has no frames)."""
     from coreflow_judge.adjudicator.games.i_language.simulate import simulate_game
+    from coreflow_judge.adjudicator.judge import JudgeInputError
+
+    if frame is not None:
+        raise JudgeInputError(1, "frame", f"{GAME.id} has no frames")
 
     return simulate_game(seed, match_id=match_id, edition=edition, fmt=fmt)
 
