@@ -94,6 +94,8 @@ class CoreFlow:
         self.players: tuple[str, ...] = tuple(header.players)
         self.turn_player: str | None = None
         self.turn = 0
+        self.not_judged: set[str] = set()
+        """Requests of actions the judge does not judge yet: their resolutions are skipped."""
         self.chance: str | None = None
         self.passed: set[str] = set()
         """The pass record (D5): who passed since it was last cleared."""
@@ -420,6 +422,13 @@ class CoreFlow:
                         f"Request id {line.request!r} is already used in this match.")
             return
         action = self.rules.action(line.action)
+        why = self.rules.not_judged(line.action) if action is None else None
+        if why is not None:
+            self.report("log.not-judged-yet", "scope",
+                        f"{why}: the request is not judged and its effects are not followed; "
+                        "what follows may differ from the table.", actual=line.action)
+            self.not_judged.add(line.request)
+            return
         if action is None:
             self.report("legality.unknown-action", self.cite("legality.unknown-action", "core[5]"),
                         f"{line.action!r} is not an action of this format.",
@@ -853,6 +862,8 @@ class CoreFlow:
         """[8] an instant request resolves; [15] the top of the stage resolves once every
         player passed ([12]); a triggered instant request resolves from the buffer."""
         req = self._lookup(line.request)
+        if req is None and line.request in self.not_judged:
+            return  # its request was reported not judged yet: so is its resolution
         waiting = self.awaiting_instant
         if req is None and waiting is not None and waiting.cost_triggers \
                 and not self.buffer:

@@ -28,7 +28,7 @@ CODES: dict[str, tuple[Severity, str]] = {
                                       "originating soldier not one the ability reaches "
                                       "(6.1 extra)"),
     "legality.setup-invalid": ("error", "a set-up the format does not allow: more than two "
-                               "trumps, or trumps outside the extra format"),
+                               "trumps, or trumps outside extra (6.1 format, 9.0 frame)"),
     "timing.not-while-turn-player": ("error", "an action allowed only while its requester "
                                      "does not have the turn, requested on the requester's "
                                      "own turn (クイック召喚)"),
@@ -86,7 +86,7 @@ CODES_JA: dict[str, str] = {
                                      "あるかなくなっている、またはその能力が及ばない兵士から"
                                      "起こされた（6.1 エクストラ）",
     "legality.setup-invalid": "フォーマットが認めない準備：切札が3枚以上、またはエクストラ以外の"
-                              "フォーマットでの切札",
+                              "フォーマット（9.0 はフレーム）での切札",
     "timing.not-while-turn-player": "ターンプレイヤーでない間だけ行えるアクションを、自分のターンに"
                                     "リクエストした（クイック召喚）",
 }
