@@ -201,3 +201,13 @@ def test_a_frame_may_not_list_a_judged_action_as_not_judged_yet() -> None:
     data["frames"]["extra"]["not_judged_yet"] = {"close": "a contradiction"}
     with pytest.raises(EditionDataError, match="not_judged_yet.close"):
         schema.check(data, STEPS)
+
+
+def test_a_nine_trump_action_needs_its_trump_face_up() -> None:
+    """クイック兵士召喚♠ is granted by スラッシュ (♠2): with ♠2 face down it is
+    legality.ability-not-in-force, as a 6.1 trump action is (E3)."""
+    summon = {"type": "request", "request": "a1", "player": "alice",
+              "action": "quick_soldier_summon_spade", "key_cards": ["alice:S9"],
+              "costs": [{"kind": "D", "ref": "alice:C2"}], "targets": []}
+    assert _nine_extra("extra", {"alice": ["S2"]}, [summon])[0] == (
+        "legality.ability-not-in-force", 3, "error")
