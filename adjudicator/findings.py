@@ -27,6 +27,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "log.call-ambiguous": ("warning", "a shortcut call cannot stand for the passes it implies"),
     "log.claim-mismatch": ("warning", "a request's speed or timing claim contradicts its action"),
     "log.taken-back": ("info", "lines taken back at the table by a correction, not judged"),
+    "log.not-judged-yet": ("warning", "an action or ability of the regulation that the "
+                           "judge does not judge yet: its effects are not followed"),
     "log.hidden-info": ("warning", "a ruling depends on a card or count the log does not show"),
     "timing.no-chance": ("error", "a request or pass by a player not holding the chance"),
     "timing.main-not-turn-player": ("error", "a main-timing request by a non-turn player"),
@@ -76,6 +78,8 @@ CODES_JA: dict[str, str] = {
     "log.call-ambiguous": "省略の宣言（スルーなど）が、それが表すはずのパスとして読めない",
     "log.claim-mismatch": "リクエストに書かれたスピードやタイミングがアクションの定義と食い違う",
     "log.taken-back": "卓上の訂正（取り消し）で取り消された行：判定の対象外",
+    "log.not-judged-yet": "レギュレーションにあるが、まだ判定できないアクションまたは能力："
+                          "その効果は追跡しない",
     "log.hidden-info": "判定がログに現れないカードや枚数に左右される",
     "timing.no-chance": "チャンスを持っていないプレイヤーのリクエストまたはパス",
     "timing.main-not-turn-player": ("ターンプレイヤーでないプレイヤーによる"

@@ -420,6 +420,16 @@ class CoreFlow:
                         f"Request id {line.request!r} is already used in this match.")
             return
         action = self.rules.action(line.action)
+        why = self.rules.not_judged(line.action) if action is None else None
+        if why is not None:
+            # What follows depends on what the judge cannot follow: it rules on nothing
+            # after this line rather than on a table that may differ (a finding must be
+            # true of the game).
+            self.report("log.not-judged-yet", "scope",
+                        f"{why}: the judge rules on nothing from this line on.",
+                        actual=line.action)
+            self.silenced = True
+            return
         if action is None:
             self.report("legality.unknown-action", self.cite("legality.unknown-action", "core[5]"),
                         f"{line.action!r} is not an action of this format.",

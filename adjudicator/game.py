@@ -151,6 +151,10 @@ class GameRules(Protocol[FlowT, ReqT]):
 
     def action(self, action_id: str) -> ActionDef | None: ...
 
+    def not_judged(self, action_id: str) -> str | None:
+        """Why an action the regulation has is not judged yet (see RulesHooks)."""
+        ...
+
     def start_game(self, flow: FlowT, header: MatchStarted, line: GameStarted) -> None: ...
 
     def request_findings(self, flow: FlowT, line: Request, action: ActionDef) -> list[Finding]:
@@ -206,6 +210,13 @@ class RulesHooks(Generic[HookFlowT]):
 
     def on_roll(self, flow: HookFlowT, line: Roll) -> None:
         """A game without dice: a roll is recorded and changes nothing."""
+
+    def not_judged(self, action_id: str) -> str | None:
+        """Why ``action_id``, not among the actions, is one the regulation has but the
+        judge does not judge yet (the request is a ``log.not-judged-yet`` warning, not
+        ``legality.unknown-action``); None for an action the regulation lacks. Default:
+        None (a game judges every action it has)."""
+        return None
 
     def on_staged(self, flow: HookFlowT, req: Any) -> list[TriggerSpec]:
         """A direct normal request was put on the stage: the requests that requesting it

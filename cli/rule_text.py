@@ -15,6 +15,9 @@ from coreflow_judge.adjudicator.plugins import GamePlugin, game_plugin, games, i
 RULE_STATEMENTS: dict[str, str] = {
     "log": "The match log must be well formed: valid lines, consecutive seq numbers, "
            "and references to players, cards and requests that exist.",
+    "scope": "The judge rules on what its rules data encode; an action or ability of the "
+             "regulation that it does not judge yet is reported where the log first uses "
+             "it, and nothing after that line is ruled on.",
     "core[1]": "The game begins once the first player is decided and the set-up is done; "
                "nothing else happens before that.",
     "core[2]": "After a resolution, or when everyone passed on an empty stage, the chance "
@@ -54,6 +57,8 @@ RULE_STATEMENTS: dict[str, str] = {
 RULE_STATEMENTS_JA: dict[str, str] = {
     "log": "対戦ログは正しい形でなければならない：正しい行、連続した seq、実在するプレイヤー・"
            "カード・リクエストへの参照。",
+    "scope": "判定はルールデータが表すものについて行う。レギュレーションにあるが、まだ判定"
+             "できないアクションや能力は、ログに最初に現れた所で報告し、その行より後は判定しない。",
     "core[1]": "ゲームは先攻が決まり準備が終わってから始まり、それより前には何も起きない。",
     "core[2]": "解決の後、またはステージが空で全員がパスしたとき、チャンスはターンプレイヤーに"
                "戻り、パスの記録はやり直しになる。",

@@ -6,6 +6,7 @@ the data as a whole, the board and audit, and mistakes injected into simulated g
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -131,3 +132,101 @@ def test_simulated_extra_games_use_trump_characters_somewhere() -> None:
     summons = {"summon_reanimator", "summon_chariot", "summon_strategist", "summon_knight",
                "summon_dark_lord", "summon_giant"}
     assert used & summons, "no trump summon in 30 simulated extra games"
+
+
+# ---------------------------------------------------------------------- 9.0 extra frame
+EXTRA_9 = ROOT / "fixtures" / "rulings" / "extra-9.0"
+
+
+def _nine_extra(frame: str | None, trumps: dict[str, list[str]],
+                more: list[dict[str, Any]] | None = None) -> list[tuple[str, int, str]]:
+    """Judge a 9.0 master opening (with ``frame``) whose set-up places ``trumps``."""
+    lines = [json.loads(line) for line in
+             (EXTRA_9 / "close-locks-for-the-turn-9.0.jsonl").read_text().splitlines()][:2]
+    if frame is None:
+        lines[0].pop("frame")
+    else:
+        lines[0]["frame"] = frame
+    lines[1]["trumps"] = trumps
+    for i, line in enumerate(more or []):
+        lines.append({**line, "seq": i + 3})
+    report = judge_lines(iter_lines([json.dumps(d) for d in lines]))
+    return [(f.code, f.seq, f.severity) for f in report.findings]
+
+
+def test_nine_trumps_are_set_up_only_with_the_extra_frame() -> None:
+    """game_started.trumps: accepted for 9.0 with the extra frame, refused without it."""
+    assert _nine_extra("extra", {"alice": ["S2", "S7"], "bob": ["D4"]}) == []
+    assert _nine_extra(None, {"alice": ["S2"]}) == [("legality.setup-invalid", 2, "error")]
+    three = _nine_extra("extra", {"alice": ["S2", "S7", "S3"]})
+    assert three == [("legality.setup-invalid", 2, "error")]
+
+
+def test_nine_trump_actions_exist_only_with_the_extra_frame() -> None:
+    plain = BlackPokerRules("9.0", "master")
+    framed = BlackPokerRules("9.0", "master", "extra")
+    assert not plain.trumps_in_play and plain.trump_data == {}
+    assert framed.trumps_in_play and framed.trump_data["S2"]["name"] == "スラッシュ"
+    trump_ops = {"quick_open", "main_open", "close", "trump_destroy"}
+    assert trump_ops <= set(framed.actions) and not trump_ops & set(plain.actions)
+    # Each judged frame action is a trump operation or granted by a trump.
+    data = load_edition("9.0")
+    granted = {a for t in data["trumps"].values() for a in t.get("grants", ())}
+    frame_actions = {a for a, d in framed.actions.items() if "frames" in d.data}
+    assert frame_actions - trump_ops == granted
+    # What is not judged yet is known by name, and never also judged.
+    assert {"pack_open", "rare_draw", "rare_summon", "trap_counter"} <= set(
+        framed.not_judged_yet)
+    assert not set(framed.not_judged_yet) & set(framed.actions)
+
+
+def test_a_nine_trump_whose_ability_is_not_judged_yet_warns_when_opened() -> None:
+    """喪失 (♢5) turning face up: its 9.0 ability is not judged yet, a warning says so."""
+    opened = _nine_extra("extra", {"alice": ["D5"]}, [
+        {"type": "request", "request": "a1", "player": "alice", "action": "quick_open",
+         "key_cards": [], "costs": [{"kind": "D", "ref": "alice:C2"},
+                                    {"kind": "D", "ref": "alice:D6"}], "targets": []},
+        {"type": "resolve", "request": "a1", "result": "resolved",
+         "choices": {"trump": "alice:D5"}}])
+    assert opened == [("log.not-judged-yet", 4, "warning")]
+
+
+def test_a_frame_may_not_list_a_judged_action_as_not_judged_yet() -> None:
+    import pytest
+    from coreflow_judge.adjudicator.games.blackpoker import schema
+    from coreflow_judge.adjudicator.games.blackpoker.rules import STEPS
+    from coreflow_judge.adjudicator.games.common import EditionDataError
+
+    data = copy.deepcopy(load_edition("9.0"))  # the loaded data is shared: never mutate it
+    data["frames"]["extra"]["not_judged_yet"] = {"close": "a contradiction"}
+    with pytest.raises(EditionDataError, match="not_judged_yet.close"):
+        schema.check(data, STEPS)
+
+
+def test_a_nine_trump_action_needs_its_trump_face_up() -> None:
+    """クイック兵士召喚♠ is granted by スラッシュ (♠2): with ♠2 face down it is
+    legality.ability-not-in-force, as a 6.1 trump action is (E3)."""
+    summon = {"type": "request", "request": "a1", "player": "alice",
+              "action": "quick_soldier_summon_spade", "key_cards": ["alice:S9"],
+              "costs": [{"kind": "D", "ref": "alice:C2"}], "targets": []}
+    assert _nine_extra("extra", {"alice": ["S2"]}, [summon])[0] == (
+        "legality.ability-not-in-force", 3, "error")
+
+
+def test_after_an_action_not_judged_yet_nothing_is_ruled() -> None:
+    """A frame action the judge does not judge yet: one warning at its line, and no finding
+    after it, even for a line that would break a rule (its truth would depend on what the
+    judge cannot follow)."""
+    log = (Path(__file__).parent.parent
+           / "fixtures/rulings/extra-9.0/pack-open-not-judged-yet-9.0.jsonl")
+    lines = [line for _no, line in read_log(log)]
+    wrong = LINE_ADAPTER.validate_python(
+        {"seq": len(lines) + 1, "type": "request", "request": "b1", "player": "bob",
+         "action": "end", "key_cards": [], "costs": [], "targets": []})
+    report = judge_lines(enumerate([*lines, wrong], start=1))
+    assert [(f.seq, f.code) for f in report.findings] == [(3, "log.not-judged-yet")]
+    assert "rules on nothing from this line on" in report.findings[0].message
+    # Without the action the judge cannot follow, the same line is an error.
+    without = [ln for ln in lines if getattr(ln, "request", None) != "a1"]
+    without = [ln.model_copy(update={"seq": i}) for i, ln in enumerate([*without, wrong], 1)]
+    assert judge_lines(enumerate(without, start=1)).errors >= 1

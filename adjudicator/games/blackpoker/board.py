@@ -43,6 +43,8 @@ class Trump:
 
     card: str
     face_up: bool = False
+    closed_turn: int | None = None
+    """The turn a 9.0 クローズ turned it face down: it cannot turn face up that turn."""
 
 
 @dataclass(slots=True)

@@ -72,7 +72,7 @@ class ExtraPlay(Simulator):
 
     def _extra_sensible(self, weights: dict[str, float]) -> dict[str, float]:
         player = self.flow.chance or ""
-        if player not in self.rules.boards or self.rules.format != "extra":
+        if player not in self.rules.boards or not self.rules.trumps_in_play:
             return {}
         # A trump action is tried only where its trump is face up (else the engine refuses
         # it): those that are, the player likes a lot.

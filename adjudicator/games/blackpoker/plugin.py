@@ -31,7 +31,8 @@ CODES: dict[str, tuple[Severity, str]] = {
                                  "is not met (パック開封 with the pack opened already, or "
                                  "without a pack) (9.0 frames)"),
     "legality.setup-invalid": ("error", "a set-up the format or frame does not allow: more "
-                               "than two trumps, or trumps outside the extra format; a deck "
+                               "than two trumps, or trumps outside extra (the 6.1 format, "
+                               "the 9.0 frame); a deck "
                                "that is not the frame's (エントリー16: not the 16 fixed cards; "
                                "fewer cards than the frame needs); a pack of another size, "
                                "or a pack where the frame has none"),
@@ -109,7 +110,8 @@ CODES_JA: dict[str, str] = {
                                 "（開封済みのパック、またはパックがないときのパック開封）"
                                 "（9.0 フレーム）",
     "legality.setup-invalid": "フォーマットやフレームが認めない準備：切札が3枚以上、または"
-                              "エクストラ以外のフォーマットでの切札。フレームのデッキでないデッキ"
+                              "エクストラ以外（6.1 はフォーマット、9.0 はフレーム）での切札。"
+                              "フレームのデッキでないデッキ"
                               "（エントリー16 の16枚と違う、フレームの枚数に足りない）。"
                               "枚数の違うパック、またはパックのないフレームでのパック",
     "log.frame-not-recommended": "フレームが推奨しないフォーマットとの組み合わせ（どの組み合わせ"

@@ -142,6 +142,9 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                     f"BlackPoker {edition} frame {frame!r} is not judged yet", field="frame")
         self.frame = frame
         """The regulation's frame, if the header names one (9.0)."""
+        self.not_judged_yet: dict[str, str] = dict(
+            frames[frame].get("not_judged_yet") or {}) if frame is not None else {}
+        """The frame's actions and trump abilities the judge lacks yet: id -> why."""
         self.edition = edition
         self.format = fmt
         pol = self.data["policy"]
@@ -186,11 +189,22 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         table that still applies one). Cleared when the next turn starts."""
         self.clock = 0
         self._notes: list[str] = []
+        if self.not_judged_yet:
+            self._notes.append(
+                f"The {frame} frame is judged except {len(self.not_judged_yet)} of its actions "
+                f"and trump abilities ({', '.join(self.not_judged_yet)}): a request of one, "
+                "or such a trump turning face up, is a log.not-judged-yet warning, and the "
+                "judge rules on nothing after it.")
         self.deck_zone = self.data["deck_zone"]
 
     # ------------------------------------------------------------------ interface
     def action(self, action_id: str) -> ActionDef | None:
         return self.actions.get(action_id)
+
+    def not_judged(self, action_id: str) -> str | None:
+        why = self.not_judged_yet.get(action_id)
+        return None if why is None else f"{action_id} is an action of the {self.frame} " \
+            f"frame the judge does not judge yet ({why})"
 
     def notes(self) -> list[str]:
         return list(self._notes)
@@ -882,6 +896,8 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 return "no such trump"
             if spec.get("owner") == "self" and found[0] != player:
                 return f"must be {player}'s own"
+            if spec.get("face_up") and not found[1].face_up:
+                return "a face-down trump: the target must be a face-up one"
             return None
         ch = self.find(target)
         if ch is None:
@@ -968,6 +984,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                     ch.state = "drive"
                     req.data["originator"] = ch.ref
                     req.data["originator_number"] = self.printed_size(ch)
+                    req.data["originator_size"] = self.size(ch)
                 continue
             if c.kind == "B":
                 ch = self.bulwark_for_cost(player, c.ref, driven)

@@ -18,8 +18,9 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import parse_card
 from coreflow_judge.adjudicator.games.common import EditionDataError
 
 TOP = frozenset({"edition", "deck_zone", "formats", "policy", "characters", "actions",
-                 "triggers", "trumps", "labels_ja", "frames", "_files"})
-FRAME_KEYS = frozenset({"name_ja", "recommended_formats", "deck", "setup", "judged"})
+                 "triggers", "trumps", "trumps_in", "labels_ja", "frames", "_files"})
+FRAME_KEYS = frozenset({"name_ja", "recommended_formats", "deck", "setup", "judged",
+                        "not_judged_yet"})
 ACTION_KEYS = frozenset({
     "name", "name_ja", "direct", "speed", "timing", "cost", "once_per_turn", "key", "target",
     "effect", "choices", "choices_on_resolve", "controller", "formats", "type", "flags",
@@ -35,7 +36,8 @@ TYPES = frozenset({"summon", "turn", "combat", "quick_magic", "normal_magic", "m
 CONTROLLERS = frozenset({"turn_player", "requester_of_source", "owner"})
 TARGET_KINDS = frozenset({"player", "request", "character", "soldier", "bulwark", "trump"})
 TARGET_KEYS = frozenset({"kind", "owner", "relation", "key_card_count", "same_suit_as_key",
-                         "action", "not_self", "immune_flag", "has_target", "contains"})
+                         "action", "not_self", "immune_flag", "has_target", "contains",
+                         "face_up"})
 KEY_KEYS = frozenset({"cards", "same_suit", "same_rank", "rank_set", "count"})
 PATTERN_KEYS = frozenset({"suits", "ranks", "joker"})
 SUITS = frozenset("SHDC")
@@ -90,6 +92,15 @@ def check(data: Mapping[str, Any], steps: Iterable[str]) -> None:
         unknown("frames", fid, "", f, FRAME_KEYS, "a frame field")
         unknown("frames", fid, ".recommended_formats", f.get("recommended_formats", []),
                 fset, "a format")
+        for aid in f.get("not_judged_yet") or {}:  # a frame action the judge lacks yet
+            if aid in actions and fid in actions[aid].get("frames", [fid]):
+                fail("frames", fid, f".not_judged_yet.{aid}", "the action is judged: it "
+                     "is in the actions")
+    where = data.get("trumps_in") or {}
+    if where:
+        unknown("trumps_in", "formats", "", where.get("formats", []), fset, "a format")
+        unknown("trumps_in", "frames", "", where.get("frames", []), frozenset(frames),
+                "a frame of this edition")
     for aid, a in (data.get("actions") or {}).items():
         unknown("actions", aid, ".frames", a.get("frames", []), frozenset(frames),
                 "a frame of this edition")

@@ -47,11 +47,23 @@ class ExtraSteps(Resolving):
     def _flip(self, owner: str, trump: Trump, up: bool) -> None:
         trump.face_up = up
         self.emit(op="flip", card=f"{owner}:{trump.card}", face="up" if up else "down")
+        why = self.r.not_judged_yet.get(trump.card) if up else None
+        if why is not None:  # the rest depends on an ability the judge cannot apply
+            self.rep("log.not-judged-yet", "scope", f"{owner}:{trump.card} is face up: {why}; "
+                     "the judge rules on nothing after this line.", severity="warning")
+            self.flow.silenced = True
         if up:  # its ability is in force: 前触れ and the like trigger now
             ability = self.r.trump_data.get(trump.card, {})
             self.triggers += [TriggerSpec(t["action"], self.req.id, owner)
                               for t in ability.get("triggers", ())
                               if t["event"] == "enabled" and t["action"] in self.r.actions]
+
+    def _measure(self, step: dict[str, Any]) -> tuple[Any, str]:
+        """What a step compares: the printed number (6.1 texts say 数字) or, where the step
+        says ``measure: size`` (9.0 texts say サイズ), the size after abilities."""
+        if step.get("measure") == "size":
+            return self.r.size, "size"
+        return self._number, "number"
 
     def _own_trump(self, player: str, card: str) -> Trump | None:
         return next((t for t in self.r.boards[player].trumps if t.card == card), None)
@@ -115,7 +127,9 @@ class ExtraSteps(Resolving):
         """オープン: one of the controller's face-down trumps (choice ``trump``) is turned
         face up, its ability in force."""
         player = self.req.controller
-        down = [t for t in self.r.boards[player].trumps if not t.face_up]
+        closed = [t for t in self.r.boards[player].trumps
+                  if not t.face_up and t.closed_turn == self.flow.turn]
+        down = [t for t in self.r.boards[player].trumps if not t.face_up and t not in closed]
         raw = self.choices.get("trump")
         trump: Trump | None
         if raw is None:
@@ -133,8 +147,11 @@ class ExtraSteps(Resolving):
             trump = next((t for t in down if t.card == card), None) or next(
                 (t for t in down if t.card == UNKNOWN), None)
             if (parts is not None and parts[0] != player) or trump is None:
+                shut = any(t.card == card for t in closed)
                 self.rep("legality.choice-invalid", "bp6.2",
-                         f"{raw} is not a face-down trump of {player}.", actual=raw)
+                         f"{raw} was closed this turn: it cannot turn face up before the turn "
+                         "ends." if shut else f"{raw} is not a face-down trump of {player}.",
+                         actual=raw)
                 return
             if trump.card == UNKNOWN and parse_card(card) is not None:
                 trump.card = card  # the face the log now shows
@@ -155,6 +172,19 @@ class ExtraSteps(Resolving):
             self.why.append(f"{owner}:{trump.card} is not of the key cards' suit")
         else:
             self._flip(owner, trump, False)
+
+    def step_close_trump_for_turn(self, step: dict[str, Any]) -> None:
+        """9.0 クローズ: the target face-up trump (any suit) turns face down and cannot turn
+        face up again this turn; the key card marks it in the fog (``key_to_fog``)."""
+        found = self.r.find_trump(self.req.targets[0]) if self.req.targets else None
+        if found is None:
+            return
+        owner, trump = found
+        if not trump.face_up:
+            self.why.append(f"{owner}'s trump is face down already")
+            return
+        self._flip(owner, trump, False)
+        trump.closed_turn = self.flow.turn
 
     def step_destroy_trump(self, step: dict[str, Any]) -> None:
         """切札破壊: the target trump goes to its owner's graveyard if it is face up with the
@@ -200,16 +230,17 @@ class ExtraSteps(Resolving):
         """スラッシュ: the target soldier goes to the graveyard if its number is at most the
         number of the soldier that started the action."""
         ch = self.target_char()
-        mine = self.req.data.get("originator_number")
+        value, what = self._measure(step)
+        mine = self.req.data.get(f"originator_{what}")
         if ch is None:
             return
-        theirs = self._number(ch)
+        theirs = value(ch)
         if mine is None or theirs is None:
-            self.rep("log.hidden-info", "bp6.2", "スラッシュ: a number it compares is not "
+            self.rep("log.hidden-info", "bp6.2", f"スラッシュ: a {what} it compares is not "
                      "shown.", severity="warning")
             return
         if theirs > mine:
-            self.why.append(f"{ch.ref}'s number {theirs} is above {mine}")
+            self.why.append(f"{ch.ref}'s {what} {theirs} is above {mine}")
             return
         self._destroy(ch)
 
@@ -234,7 +265,8 @@ class ExtraSteps(Resolving):
 
     def step_destroy_soldiers_up_to(self, step: dict[str, Any]) -> None:
         """威圧: every soldier (both players') whose number is at most ``number``."""
-        self._destroy_soldiers_at_most(int(step["number"]), self._number, "number")
+        value, what = self._measure(step)
+        self._destroy_soldiers_at_most(int(step["number"]), value, what)
 
     def step_resurrection(self, step: dict[str, Any]) -> None:
         """蘇生: the card chosen in the controller's graveyard (choice ``card``), one that
@@ -271,14 +303,15 @@ class ExtraSteps(Resolving):
                 continue
             chosen.append(ch)
         target = self.target_char()
-        want = self._number(target) if target is not None else None
-        numbers = [self._number(ch) for ch in chosen]
+        value, what = self._measure(step)
+        want = value(target) if target is not None else None
+        numbers = [value(ch) for ch in chosen]
         for ch in chosen:
             self._destroy(ch)
         if target is None or not chosen:
             return
         if want is None or any(n is None for n in numbers):
-            self.rep("log.hidden-info", "bp6.2", "瞬殺: a number it adds is not shown.",
+            self.rep("log.hidden-info", "bp6.2", f"瞬殺: a {what} it adds is not shown.",
                      severity="warning")
             return
         total = sum(n for n in numbers if n is not None)
@@ -562,13 +595,14 @@ class ExtraSteps(Resolving):
 
     # ------------------------------------------------------------------ ♢
     def step_bulwark_addition(self, step: dict[str, Any]) -> None:
-        """防壁追加: if the opponent has at least as many bulwarks as the controller, the top
-        card of the deck enters face down as a bulwark in charge state."""
+        """防壁追加: if the opponent has at least as many bulwarks as the controller (6.1;
+        ``compare: false``, 9.0: always), the top card of the deck enters face down as a
+        bulwark in charge state."""
         player = self.req.controller
         opp = self.flow.next_player(player)
         mine = sum(ch.kind == "bulwark" for ch in self.r.boards[player].field)
         theirs = sum(ch.kind == "bulwark" for ch in self.r.boards[opp].field)
-        if theirs < mine:
+        if step.get("compare", True) and theirs < mine:  # 9.0 compares nothing
             self.why.append(f"{opp} has {theirs} bulwark(s), fewer than {player}'s {mine}")
             return
         got = self._from_deck_top(player, 1, "enter")

@@ -1,4 +1,5 @@
-"""Trumps (切札, BlackPoker 6.1 extra) and the abilities they and the trump characters grant.
+"""Trumps (切札: BlackPoker 6.1 extra format, 9.0 extra frame) and the abilities they
+and the trump characters grant.
 
 A player places up to two trumps face down before the game (``game_started.trumps``). A
 face-up trump puts its ability in force (the edition data's ``trumps``): actions its owner
@@ -40,6 +41,7 @@ class TrumpRules:
     boards: dict[str, PlayerBoard]
     data: dict[str, Any]
     format: str
+    frame: str | None
     actions: dict[str, ActionDef]
 
     if TYPE_CHECKING:  # provided by the rules module
@@ -47,9 +49,17 @@ class TrumpRules:
 
     # ------------------------------------------------------------------ data
     @property
+    def trumps_in_play(self) -> bool:
+        """Does this match place trumps? The edition data's ``trumps_in`` says in which
+        formats (6.1: the extra format) or frames (9.0: the extra frame)."""
+        where: Mapping[str, Any] = self.data.get("trumps_in") or {}
+        return (self.format in where.get("formats", ())
+                or (self.frame is not None and self.frame in where.get("frames", ())))
+
+    @property
     def trump_data(self) -> Mapping[str, Mapping[str, Any]]:
-        """The abilities of the trump cards (empty outside extra)."""
-        if self.format != "extra":
+        """The abilities of the trump cards (empty where no trumps are in play)."""
+        if not self.trumps_in_play:
             return {}
         trumps: Mapping[str, Mapping[str, Any]] = self.data.get("trumps") or {}
         return trumps
@@ -62,10 +72,14 @@ class TrumpRules:
     def place_trumps(self, flow: CoreFlow, line: GameStarted) -> None:
         """The trumps each player placed face down before the game (6.1 extra)."""
         placed = line.trumps or {}
-        if placed and self.format != "extra":
+        if placed and not self.trumps_in_play:
+            where = self.data.get("trumps_in") or {}
+            only = " or ".join([f"the {f} format" for f in where.get("formats", ())]
+                               + [f"the {f} frame" for f in where.get("frames", ())])
+            this = self.format + (f" with the {self.frame} frame" if self.frame else "")
             flow.report("legality.setup-invalid", "bp-extra.trumps",
-                        f"The set-up records trumps, but {self.format} has none: only the "
-                        "extra format places trumps.", actual=dict(placed))
+                        f"The set-up records trumps, but {this} has none: only "
+                        f"{only or 'no regulation'} places trumps.", actual=dict(placed))
             return
         for player, cards in placed.items():
             if player not in self.boards:
@@ -239,7 +253,7 @@ class TrumpRules:
                                    actual=self.originator(line)))
             return out
         cards = self.granted_by_trumps(action.id)
-        if not cards or action.data.get("formats") != ["extra"]:
+        if not cards or not self.trump_action(action):
             return out
         if not any(self.face_up(line.player, c) for c in cards):
             names = ", ".join(f"{c} {self.trump_data[c]['name']}" for c in cards)
@@ -248,6 +262,15 @@ class TrumpRules:
                 f"{action.name} may be requested only while its trump is face up ({names} "
                 f"among {line.player}'s trumps); it is not.", actual=line.action))
         return out
+
+    def trump_action(self, action: ActionDef) -> bool:
+        """Is ``action`` one that only trumps bring (6.1: of the extra format only; 9.0:
+        of a frame placing trumps), rather than a base action a trump character may also
+        start?"""
+        where: Mapping[str, Any] = self.data.get("trumps_in") or {}
+        formats, frames = action.data.get("formats"), action.data.get("frames")
+        return bool((formats and set(formats) <= set(where.get("formats", ())))
+                    or (frames and set(frames) & set(where.get("frames", ()))))
 
     def free_use(self, line: Request, action: ActionDef) -> Mapping[str, Any] | None:
         """A trump character's free use of a base action (リアニメーター's リアニメイト,
