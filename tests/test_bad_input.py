@@ -737,11 +737,13 @@ def test_the_installed_command_on_bad_input(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args, message", [
     (("--rules", "chess/1"), "coreflow: --rules 'chess/1': no simulator for game 'chess'"),
-    (("--rules", "blackpoker/7.0"), "coreflow: unknown BlackPoker edition '7.0' (known: 6.1, 9.0)"),
+    (("--rules", "blackpoker/7.0"),
+     "coreflow: --rules: unknown BlackPoker edition '7.0' (known: 6.1, 9.0)"),
     (("--rules", "i_language/2"), "coreflow: --rules: unknown i_language edition '2' (known: 1)"),
     (("--rules", "i_language/1", "--format", "pro"),
      "coreflow: --format: format 'pro' is not supported yet (supported: standard)"),
-    (("--rules", "duel_masters/9"), "coreflow: unknown Duel Masters edition '9' (known: 1.47)"),
+    (("--rules", "duel_masters/9"),
+     "coreflow: --rules: unknown Duel Masters edition '9' (known: 1.47)"),
 ])
 def test_simulate_of_an_unknown_game_edition_or_format(tmp_path: Path, args: tuple[str, ...],
                                                        message: str) -> None:
