@@ -14,8 +14,8 @@ from typing import Any
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules, load_edition
 from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 from coreflow_judge.adjudicator.judge import judge_lines
-from coreflow_judge.events.models import LINE_ADAPTER, LogLine
-from coreflow_judge.events.reader import iter_lines, read_log
+from coreflow_judge.events.models import LINE_ADAPTER, LogLine, Request
+from coreflow_judge.events.reader import LineError, iter_lines, read_log
 
 from tests.pools import pooled
 
@@ -219,7 +219,7 @@ def test_after_an_action_not_judged_yet_nothing_is_ruled() -> None:
     judge cannot follow)."""
     log = (Path(__file__).parent.parent
            / "fixtures/rulings/extra-9.0/pack-open-not-judged-yet-9.0.jsonl")
-    lines = [line for _no, line in read_log(log)]
+    lines = [line for _no, line in read_log(log) if not isinstance(line, LineError)]
     wrong = LINE_ADAPTER.validate_python(
         {"seq": len(lines) + 1, "type": "request", "request": "b1", "player": "bob",
          "action": "end", "key_cards": [], "costs": [], "targets": []})
@@ -230,3 +230,18 @@ def test_after_an_action_not_judged_yet_nothing_is_ruled() -> None:
     without = [ln for ln in lines if getattr(ln, "request", None) != "a1"]
     without = [ln.model_copy(update={"seq": i}) for i, ln in enumerate([*without, wrong], 1)]
     assert judge_lines(enumerate(without, start=1)).errors >= 1
+
+
+def test_simulated_games_of_the_9_0_extra_frame_are_clean() -> None:
+    """The simulator plays the 9.0 extra frame (trumps set aside, opened, closed and
+    used), never a trump or action the judge does not judge yet; the judge finds no error
+    and never stops early."""
+    used: set[str] = set()
+    for seed in range(6):
+        log = simulate_game("9.0", seed, "master", frame="extra")
+        assert getattr(log[0], "frame", None) == "extra" and getattr(log[1], "trumps", None)
+        report = judge_lines(enumerate(log, start=1))
+        assert report.errors == 0, [(f.seq, f.code, f.message) for f in report.findings]
+        assert "log.not-judged-yet" not in {f.code for f in report.findings}
+        used |= {ln.action for ln in log if isinstance(ln, Request)}
+    assert {"quick_open", "main_open", "trump_destroy"} <= used

@@ -17,7 +17,7 @@ from coreflow_judge.adjudicator.flow import Req
 from coreflow_judge.adjudicator.game import ActionDef
 from coreflow_judge.adjudicator.games.blackpoker.cards import card_of, number
 from coreflow_judge.adjudicator.games.blackpoker.play import CARDS, Feed, Simulator
-from coreflow_judge.adjudicator.games.blackpoker.rules import load_edition
+from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules, load_edition
 from coreflow_judge.adjudicator.games.blackpoker.steps_extra import strategist_may_negate
 from coreflow_judge.events.models import Cost, GameStarted, MatchStarted, Request
 from coreflow_judge.events.models import Effect as LogEffect
@@ -30,11 +30,16 @@ EXTRA_MAIN: dict[str, float] = {
     "summon_strategist": 1.5, "summon_knight": 1.5, "summon_dark_lord": 0.8,
     "summon_giant": 0.8, "reanimate": 0.5, "destroy_bulwark": 0.5, "sweep": 0.8,
     "foresight": 3, "repair": 0.8,
+    "main_open": 3,  # 9.0's オープン at main timing
 }
 EXTRA_QUICK: dict[str, float] = {
     "close": 0.6, "trump_destroy": 0.6, "instant_kill": 0.5, "negotiate": 0.6,
     "encourage": 0.6, "offset": 1.5, "switch": 0.3, "foresight": 2, "armistice": 0.8,
     "last_ditch": 0.3, "sweep": 0.5, "summon_reanimator": 0.5, "summon_knight": 0.5,
+    # 9.0's: オープン at quick timing, the quick summons and quick versions of its trumps
+    "quick_open": 1, "quick_intimidate": 0.5, "quick_set_bulwark": 0.5,
+    "quick_soldier_summon_spade": 0.5, "quick_soldier_summon_heart": 0.5,
+    "quick_soldier_summon_diamond": 0.5, "quick_soldier_summon_club": 0.5,
 }
 DECK_BOUND = frozenset({"reinforcement", "bulwark_addition", "drain", "salvation",
                         "summon_dark_lord", "summon_giant", "foresight"})
@@ -43,17 +48,21 @@ engine knows the deck's order."""
 
 
 class ExtraPlay(Simulator):
-    """``choose_<action>`` and ``targets_<action>`` methods for 6.1 extra."""
+    """``choose_<action>`` and ``targets_<action>`` methods for the trumps (6.1 extra, the
+    9.0 extra frame)."""
 
     def _setup(self, edition: str, fmt: str, match_id: str) -> tuple[MatchStarted, GameStarted]:
         header, start = super()._setup(edition, fmt, match_id)
-        if fmt != "extra" or header.decks is None:
+        rules = BlackPokerRules(edition, fmt, self.frame)
+        if not rules.trumps_in_play or header.decks is None:
             return header, start
-        # Each player sets aside 0-2 trumps from the cards its deck does not use.
+        # Each player sets aside 0-2 trumps from the cards its deck does not use; never one
+        # whose ability the judge does not judge yet (it would end the judging there).
         trumps: dict[str, list[str]] = {}
         with_ability = frozenset(load_edition(edition).get("trumps") or {})
         for p, deck in header.decks.items():
-            spare = [c for c in CARDS if c not in deck and not c.startswith("JK")]
+            spare = [c for c in CARDS if c not in deck and not c.startswith("JK")
+                     and rules.not_judged(c) is None]
             favoured = [c for c in spare if c in with_ability]
             pool = favoured or spare
             trumps[p] = self.rng.sample(pool, min(len(pool), self.rng.choice((1, 2, 2))))
@@ -130,10 +139,14 @@ class ExtraPlay(Simulator):
     # ------------------------------------------------------------------ choices
     def choose_open(self, req: Req, choices: dict[str, Any], item: Feed
                     ) -> list[LogEffect] | None:
-        down = [t for t in self._board(req.controller).trumps if not t.face_up]
+        down = [t for t in self._board(req.controller).trumps if not t.face_up
+                and t.closed_turn != self.flow.turn]  # 9.0: a trump closed this turn stays
         if down:
             choices["trump"] = f"{req.controller}:{self.rng.choice(down).card}"
         return None
+
+    choose_quick_open = choose_open  # 9.0: オープン at quick or main timing
+    choose_main_open = choose_open
 
     def choose_drain(self, req: Req, choices: dict[str, Any], item: Feed
                      ) -> list[LogEffect] | None:
