@@ -130,13 +130,14 @@ def test_pack_open_without_its_choice_keeps_the_table_honest() -> None:
     assert bob["pack_opened"] is True
 
 
-@pytest.mark.parametrize("frame", ["rare_pack", "strategy"])
+@pytest.mark.parametrize("frame", [f for f, d in BlackPokerRules("9.0", "lite").data[
+    "frames"].items() if not d["judged"]])
 def test_a_frame_not_judged_yet_is_refused_naming_the_field(frame: str) -> None:
     from coreflow_judge.adjudicator.judge import JudgeInputError, start_flow
     from coreflow_judge.events.models import MatchStarted
 
     header = MatchStarted(seq=1, match_id="f", game="blackpoker", rules="blackpoker/9.0",
-                          format="standard", frame=frame, players=["alice", "bob"],
+                          format="master", frame=frame, players=["alice", "bob"],
                           log_format=1)
     with pytest.raises(JudgeInputError) as caught:
         start_flow(header)
