@@ -180,6 +180,14 @@ class GameStarted(_Line):
     """BlackPoker 9.0 pack frames: the cards each player set aside face down as the pack,
     the top of the deck first (``?`` where the recorder does not know a face); taken
     before the preset, so the deck that remains is the life."""
+    rares: dict[PlayerId, Cards] | None = None
+    """BlackPoker 9.0 rare frames (レアパック, ストラテジー): the rare card each player chose
+    from the deck and set face down before the pack (one; ``?`` where the recorder does not
+    know a face)."""
+    scenario: dict[PlayerId, Cards] | None = None
+    """BlackPoker 9.0 ストラテジー: the three cards each player chose from the deck into the
+    opening hand first (シナリオ手札); ordinary hand cards once the game starts. ``hands``
+    then records only the cards drawn."""
 
 
 class TurnStarted(_Line):

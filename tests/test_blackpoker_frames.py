@@ -38,7 +38,9 @@ def _findings(lines: list[dict[str, Any]]) -> list[tuple[str, int, str]]:
 
 
 @pytest.mark.parametrize(("frame", "fmt"), [("entry16", "lite"), ("pack", "lite"),
-                                             ("pack", "standard")])
+                                             ("pack", "standard"), ("rare_pack", "standard"),
+                                             ("rare_pack", "pro"), ("strategy", "pro"),
+                                             ("strategy", "master")])
 def test_simulated_games_of_each_judged_frame_are_judged_clean(frame: str, fmt: str) -> None:
     for seed in range(GAMES):
         lines = game("9.0", seed, fmt, frame=frame)
@@ -130,13 +132,14 @@ def test_pack_open_without_its_choice_keeps_the_table_honest() -> None:
     assert bob["pack_opened"] is True
 
 
-@pytest.mark.parametrize("frame", ["rare_pack", "strategy"])
+@pytest.mark.parametrize("frame", [f for f, d in BlackPokerRules("9.0", "lite").data[
+    "frames"].items() if not d["judged"]])
 def test_a_frame_not_judged_yet_is_refused_naming_the_field(frame: str) -> None:
     from coreflow_judge.adjudicator.judge import JudgeInputError, start_flow
     from coreflow_judge.events.models import MatchStarted
 
     header = MatchStarted(seq=1, match_id="f", game="blackpoker", rules="blackpoker/9.0",
-                          format="standard", frame=frame, players=["alice", "bob"],
+                          format="master", frame=frame, players=["alice", "bob"],
                           log_format=1)
     with pytest.raises(JudgeInputError) as caught:
         start_flow(header)
@@ -157,3 +160,133 @@ def test_the_audit_holds_pack_open_and_the_pack_zone() -> None:
     # The audit keeps the board as each turn starts: the pack as set aside.
     first = rows["boards"][0]["board"]["players"]["bob"]
     assert first["pack_opened"] is False and first["pack_count"] == 14
+
+
+RARE_ACTIONS = ("rare_draw", "rare_summon", "trap_counter")
+
+
+def test_simulated_rare_games_use_the_rare_card() -> None:
+    used: dict[str, int] = {}
+    for frame, fmt in (("rare_pack", "standard"), ("strategy", "pro")):
+        for seed in range(GAMES):
+            for d in _dicts(game("9.0", seed, fmt, frame=frame)):
+                if d["type"] == "request" and d["action"] in RARE_ACTIONS:
+                    used[d["action"]] = used.get(d["action"], 0) + 1
+                if d["type"] == "resolve" and (d.get("choices") or {}).get("from") == "rare":
+                    used["pack_open_rare"] = used.get("pack_open_rare", 0) + 1
+    assert {"trap_counter", "pack_open_rare"} <= set(used), used
+
+
+def test_strategy_chooses_scenario_then_rare_then_pack_and_draws_four() -> None:
+    rules = BlackPokerRules("9.0", "pro", "strategy")
+    cards = [f"{s}{r}" for s in "SHDC" for r in range(1, 11)]
+    decks = {"alice": cards, "bob": cards[::-1]}
+    plan = rules.plan_game_start(["alice", "bob"], decks)
+    assert plan.scenario == {p: d[:3] for p, d in decks.items()}
+    assert plan.rares == {p: d[3:4] for p, d in decks.items()}
+    assert plan.packs == {p: d[4:18] for p, d in decks.items()}
+    assert plan.presets is not None and all(
+        plan.presets[p].bulwark == d[18] for p, d in decks.items())
+    # Four drawn (the first player one more): with the scenario hand, seven.
+    assert sorted(len(h) for h in plan.hands.values()) == [4, 5]
+    assert rules.opening_draw == 4
+
+
+def _start(frame: str, fmt: str) -> tuple[list[dict[str, Any]], Any]:
+    lines = _dicts(game("9.0", 0, fmt, frame=frame))[:2]
+    report = judge_lines(iter_lines([json.dumps(d) for d in lines]))
+    assert report.flow is not None
+    return lines, report.flow.rules.board(report.flow)
+
+
+def test_the_scenario_hand_is_in_the_hand_and_out_of_the_deck() -> None:
+    lines, board = _start("strategy", "pro")
+    for p, chosen in lines[1]["scenario"].items():
+        seen = board["players"][p]
+        assert set(chosen) <= set(seen["hand_known"])
+        assert not set(chosen) & set(seen["deck_known"])
+        assert seen["hand_count"] == 7 + (p == lines[1]["first_player"])
+
+
+def test_a_rare_card_is_counted_in_public_and_seen_by_its_owner_only() -> None:
+    lines, board = _start("rare_pack", "standard")
+    disclosure = disclosure_of("blackpoker/9.0")
+    for viewer in ("alice", "bob"):
+        seen = board_view(board, viewer, disclosure)["players"]
+        for p in ("alice", "bob"):
+            assert seen[p]["rare_count"] == 1
+            faces = [i["card"] for i in seen[p]["rare"]]
+            assert (faces == lines[1]["rares"][p]) == (viewer == p)
+
+
+def test_rares_the_log_leaves_out_are_taken_unseen() -> None:
+    lines = _dicts(game("9.0", 0, "standard", frame="rare_pack"))[:2]
+    del lines[1]["rares"]
+    report = judge_lines(iter_lines([json.dumps(d) for d in lines]))
+    assert [(f.code, f.severity) for f in report.findings] == [
+        ("log.choice-missing", "warning")] * 2
+    assert report.flow is not None
+    board = report.flow.rules.board(report.flow)
+    assert board["players"]["alice"]["rare_count"] == 1
+
+
+def test_rares_or_a_scenario_in_a_frame_without_them_are_a_setup_finding() -> None:
+    lines = _dicts(game("9.0", 0, "lite", frame="pack"))[:2]
+    lines[1]["rares"] = {"alice": ["?"]}
+    lines[1]["scenario"] = {"bob": ["?", "?", "?"]}
+    assert [f for f in _findings(lines) if f[0] == "legality.setup-invalid"] == [
+        ("legality.setup-invalid", 2, "error")] * 2
+
+
+def _fixture(name: str) -> list[dict[str, Any]]:
+    text = (FRAMES / f"{name}.jsonl").read_text(encoding="utf-8")
+    return [json.loads(t) for t in text.splitlines()]
+
+
+def test_a_trap_counter_key_card_must_be_the_rare_card() -> None:
+    lines = _fixture("trap-counter-not-same-9.0")
+    req = next(d for d in lines if d.get("action") == "trap_counter")
+    hand_card = "alice:S2"  # in alice's hand, not her rare card
+    req["key_cards"] = [hand_card]
+    assert ("legality.key-card-invalid", req["seq"], "error") in _findings(lines)
+
+
+def test_the_rare_card_is_not_a_hand_card() -> None:
+    lines = _fixture("trap-counter-not-same-9.0")
+    rare = lines[1]["rares"]["bob"][0]
+    twist = next(d for d in lines if d.get("action") == "twist")
+    twist["key_cards"] = [f"bob:{rare}"]
+    report = judge_lines(iter_lines([json.dumps(d) for d in lines]))
+    assert [f.message for f in report.findings if f.seq == twist["seq"]
+            and f.code == "legality.key-card-invalid" and "rare card" in f.message]
+
+
+def test_pack_open_taking_a_card_that_is_not_the_rare_card_is_a_choice_finding() -> None:
+    lines = _fixture("pack-open-rare-instead-9.0")
+    last = lines[-1]
+    last["choices"] = {"card": "alice:C13", "from": "rare"}
+    last.pop("effects")
+    assert _findings(lines) == [("legality.choice-invalid", last["seq"], "error")]
+
+
+def test_rare_summon_while_life_is_over_nine_is_a_condition_finding() -> None:
+    lines = _fixture("rare-summon-joker-9.0")
+    req = next(d for d in lines if d.get("action") == "rare_summon")
+    before = judge_lines(iter_lines([json.dumps(d) for d in lines if d["seq"] < req["seq"]]))
+    assert before.flow is not None
+    bob = before.flow.rules.board(before.flow)["players"]["bob"]
+    assert bob["deck_count"] <= 9  # legal there
+    # The same request at the start of another game, bob's life well over 9.
+    first = _fixture("trap-counter-not-same-9.0")[:12]
+    summon = {**req, "seq": 13, "player": "bob", "key_cards": [
+        f"bob:{first[1]['rares']['bob'][0]}"], "costs": [{"kind": "S", "ref": "bob:C5"}]}
+    found = _findings([*first, summon])
+    assert ("legality.condition-unmet", 13, "error") in found
+
+
+def test_a_trap_counter_cannot_target_a_counter_immune_request() -> None:
+    rules = BlackPokerRules("9.0", "master", "strategy")
+    target = rules.actions["trap_counter"].data["target"]
+    assert target["immune_flag"] == "counter_immune"
+    assert all((rules.actions[a].data.get("flags") or {}).get("counter_immune")
+               for a in ("force", "sword_rain", "recruit", "surprise"))

@@ -60,6 +60,9 @@ class PlayerBoard:
     """パック (9.0 pack frames): the cards set aside at the set-up, top first; None: the
     frame has no pack."""
     pack_opened: bool = False
+    rare: list[str] | None = None
+    """レアカード (9.0 rare frames): the rare cards set face down at the set-up; None: the
+    frame has none."""
 
     @property
     def deck_count(self) -> int | None:
@@ -115,6 +118,7 @@ class PlayerBoard:
              for ch in self.field],
             [dataclasses.replace(t) for t in self.trumps],
             None if self.pack is None else list(self.pack), self.pack_opened,
+            None if self.rare is None else list(self.rare),
         )
 
     def character(self, ref: str) -> Character | None:
@@ -137,4 +141,7 @@ class PlayerBoard:
             **({"pack_count": len(self.pack), "pack_opened": self.pack_opened,
                 "pack": [{"card": c, "face": "up" if self.pack_opened else "down"}
                          for c in self.pack]} if self.pack is not None else {}),
+            **({"rare_count": len(self.rare),
+                "rare": [{"card": c, "face": "down"} for c in self.rare]}
+               if self.rare is not None else {}),
         }

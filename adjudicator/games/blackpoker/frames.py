@@ -35,6 +35,7 @@ class FrameRules:
     data: dict[str, Any]
     format: str
     frame: str | None
+    opening_hand: int
 
     @property
     def frame_data(self) -> Mapping[str, Any]:
@@ -140,7 +141,9 @@ class FrameRules:
     def condition_findings(self, flow: CoreFlow, line: Request,
                            action: ActionDef) -> list[Finding]:
         """An action's ``condition`` (the edition data) on the table when it is requested:
-        ``pack_unopened`` (パック開封: only while the requester's pack is not opened)."""
+        ``pack_unopened`` (パック開封: only while the requester's pack is not opened),
+        ``life_at_most`` (レアドロー, レア召喚: only while the requester's life is at most
+        that many cards)."""
         cond = action.data.get("condition") or {}
         board = self.boards.get(line.player)
         if board is None or not cond:
@@ -158,4 +161,119 @@ class FrameRules:
                     "legality.condition-unmet", line.seq, "bp-frame.pack_open",
                     f"{action.name} may be requested only while the requester's pack is not "
                     f"opened: {why}.", expected="pack not opened", actual=why))
+        if "life_at_most" in cond:
+            most = int(cond["life_at_most"])
+            life = board.deck_count
+            rule = f"bp-frame.{action.id}"
+            if life is None:
+                out.append(finding(
+                    "log.hidden-info", line.seq, rule,
+                    f"{action.name} needs {line.player}'s life at {most} or less; the log "
+                    "does not give the life count.", severity="warning"))
+            elif life > most:
+                out.append(finding(
+                    "legality.condition-unmet", line.seq, rule,
+                    f"{action.name} may be requested only while the requester's life is "
+                    f"{most} or less: {line.player}'s life is {life}.",
+                    expected=f"life {most} or less", actual=life))
         return out
+
+    # ------------------------------------------------------------------ the rare card
+    @property
+    def opening_draw(self) -> int:
+        """The cards drawn into the opening hand: the hand less the scenario hand
+        (ストラテジー: 3 chosen, 4 drawn to make 7)."""
+        return self.opening_hand - int(self.frame_setup.get("scenario_hand", 0))
+
+    def set_aside_chosen(self, flow: CoreFlow, line: GameStarted) -> None:
+        """The cards a player chooses from the deck before the pack, in the order of the
+        start: the scenario hand (ストラテジー, ``game_started.scenario``: into the hand),
+        then the rare card (``game_started.rares``: face down in the zone レアカード). Each
+        is taken out of the deck wherever it lies; the rest keeps the order the header
+        gives (the deck as shuffled after the choice)."""
+        self._choose_from_deck(flow, "scenario_hand", line.scenario, "scenario hand",
+                               "bp-frame.scenario")
+        self._choose_from_deck(flow, "rare", line.rares, "rare cards", "bp-frame.rare")
+
+    def _choose_from_deck(self, flow: CoreFlow, key: str,
+                          recorded: Mapping[str, list[str]] | None, what: str,
+                          rule: str) -> None:
+        field_name = {"rare": "rares", "scenario_hand": "scenario"}[key]
+        size = self.frame_setup.get(key)
+        if size is None:
+            if recorded:
+                flow.report("legality.setup-invalid", rule,
+                            f"The set-up records {field_name}, but the match's frame "
+                            f"({self.frame or 'none'}) has none.", actual=dict(recorded))
+            return
+        recorded = recorded or {}
+        for p in recorded:
+            if p not in self.boards:
+                flow.report("log.unknown-ref", "log", f"{field_name}: no player {p!r}.",
+                            actual=p)
+        for p, b in self.boards.items():
+            shown = recorded.get(p)
+            if shown is None:
+                flow.report("log.choice-missing", rule,
+                            f"{p}'s {what} ({field_name}) is not recorded; the judge takes {size} "
+                            "unseen card(s) out of the deck.", severity="warning")
+                shown = [UNKNOWN] * int(size)
+            elif len(shown) != size:
+                flow.report("legality.setup-invalid", rule,
+                            f"{p}'s {what} ({field_name}) has {len(shown)} card(s); the frame "
+                            f"{self.frame} takes {size}. The judge goes on with the "
+                            "set-up as recorded.", expected=size, actual=len(shown))
+            if key == "rare":
+                b.rare = []
+            for ref in shown:
+                card = card_of(ref)
+                if card != UNKNOWN and parse_card(card) is None:
+                    flow.report("log.unknown-ref", "log",
+                                f"{field_name}.{p}: {ref!r} names no card.", actual=ref)
+                    card = UNKNOWN
+                if not self._out_of_deck(b, card):
+                    flow.report("legality.setup-invalid", rule,
+                                f"{p}'s {what} ({field_name}): {card} is not in {p}'s deck; the "
+                                "cards are chosen from the deck.", actual=card)
+                if key == "rare":
+                    assert b.rare is not None
+                    b.rare.append(card)
+                else:
+                    b.add_to_hand(card)
+
+    @staticmethod
+    def _out_of_deck(b: PlayerBoard, card: str) -> bool:
+        """Take ``card`` out of the deck wherever it lies; False when the deck, known, does
+        not hold it. An unseen card leaves a known deck unknown card by card."""
+        if b.deck is None:
+            return True
+        if card != UNKNOWN and card in b.deck:
+            b.deck.remove(card)
+            return True
+        if UNKNOWN in b.deck:
+            b.deck.remove(UNKNOWN)
+            return True
+        if card == UNKNOWN and b.deck:
+            b.deck = [UNKNOWN] * (len(b.deck) - 1)
+            return True
+        return False
+
+    def take_key(self, board: PlayerBoard, card: str, spec: Mapping[str, Any] | None) -> None:
+        """A key card leaves where the action takes it from: the rare card zone
+        (``key.from: rare``), else the hand."""
+        if (spec or {}).get("from") == "rare":
+            if board.rare:
+                board.rare.remove(card if card in board.rare else board.rare[0])
+            return
+        board.take_from_hand(card)
+
+    def rare_key_problem(self, board: PlayerBoard, card: str, used: int) -> str | None:
+        """Why ``card`` cannot be a key card taken from the rare card zone (None: it can)."""
+        rare = board.rare
+        if rare is None:
+            return "the frame has no rare card"
+        if card == UNKNOWN:
+            return None if len(rare) >= used else "no rare card is left"
+        if rare.count(card) + rare.count(UNKNOWN) >= used:
+            return None
+        return f"{card} is not a rare card of this player"

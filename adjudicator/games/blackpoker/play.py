@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -114,7 +114,8 @@ class Simulator:
         )
         plan = rules.plan_game_start(PLAYERS, decks)
         start = GameStarted(seq=2, first_player=plan.first_player, reveals=plan.reveals,
-                            hands=plan.hands, presets=plan.presets, packs=plan.packs)
+                            hands=plan.hands, presets=plan.presets, packs=plan.packs,
+                            scenario=plan.scenario, rares=plan.rares)
         return header, start
 
     # ------------------------------------------------------------------ the loop
@@ -269,10 +270,11 @@ class Simulator:
         hand = self._hand(player)
         rng.shuffle(hand)
         key = data.get("key") or {}
+        pool = self.key_pool(player, key) if key.get("from") else hand
         patterns = key.get("cards") or [{}] * len(key.get("rank_set", ()))
         # Only the key sets that meet the condition: the engine checks them again.
         key_sets: list[list[str]] = [
-            list(c) for c in combinations(hand, len(patterns))
+            list(c) for c in combinations(pool, len(patterns))
             if self.rules._keys_match(list(c), patterns)
             and self.rules._keys_related(list(c), key)]
         rng.shuffle(key_sets)
@@ -293,6 +295,11 @@ class Simulator:
                     action=action.id, key_cards=[f"{player}:{k}" for k in keys],
                     costs=costs, targets=target, choices=choices,
                 )
+
+    def key_pool(self, player: str, key: Mapping[str, Any]) -> list[str]:
+        """The cards a key card taken from elsewhere than the hand (``key.from``) may be;
+        the frames' mixin knows the rare card zone."""
+        raise SimulationError(f"no key cards from {key.get('from')!r}")
 
     def _target_options(self, player: str, action: ActionDef) -> list[list[str]]:
         """Targets to try, the ones a player would pick first."""

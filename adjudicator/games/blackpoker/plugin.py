@@ -29,13 +29,16 @@ CODES: dict[str, tuple[Severity, str]] = {
                                       "(6.1 extra)"),
     "legality.condition-unmet": ("error", "a frame action requested while its condition "
                                  "is not met (パック開封 with the pack opened already, or "
-                                 "without a pack) (9.0 frames)"),
+                                 "without a pack; レアドロー or レア召喚 with a life over 9) "
+                                 "(9.0 frames)"),
     "legality.setup-invalid": ("error", "a set-up the format or frame does not allow: more "
                                "than two trumps, or trumps outside extra (the 6.1 format, "
                                "the 9.0 frame); a deck "
                                "that is not the frame's (エントリー16: not the 16 fixed cards; "
                                "fewer cards than the frame needs); a pack of another size, "
-                               "or a pack where the frame has none"),
+                               "or a pack where the frame has none; a rare card or scenario "
+                               "hand of another count, not in the deck, or where the frame "
+                               "has none"),
     "log.frame-not-recommended": ("warning", "the header pairs a format with a frame that "
                                   "does not recommend it (any pair is legal; the match is "
                                   "judged as recorded) (9.0 frames)"),
@@ -96,6 +99,20 @@ RULE_STATEMENTS: dict[str, str] = {
     "bp-frame.pack_open": "パック開封 may be requested only while the requester's pack is not "
                           "opened; it takes one card of the pack, shown to the opponent, into "
                           "the hand, then the pack is turned face up and is opened.",
+    "bp-frame.rare": "9.0 rare frames (レアパック, ストラテジー): before the pack, one rare card "
+                     "is chosen from the deck and set face down; the deck is shuffled after. "
+                     "How many rare cards a player has is public; which they are, its owner's.",
+    "bp-frame.scenario": "ストラテジー: before the rare card, three cards are chosen from the "
+                         "deck into the opening hand; after the preset four are drawn to make "
+                         "seven. Once the game starts they are ordinary hand cards.",
+    "bp-frame.rare_draw": "レアドロー may be requested only while the requester's life is 9 or "
+                          "less; it puts a rare card into the hand.",
+    "bp-frame.rare_summon": "レア召喚 may be requested only while the requester's life is 9 or "
+                            "less; its key card is the rare card, its cost a soldier, and the "
+                            "card enters the field face up in charge state as a soldier.",
+    "bp-frame.trap_counter": "罠カウンター: when a key card of the targeted request (one or two "
+                             "key cards) is the same card as its key card (the rare card), the "
+                             "request leaves the stage and its key cards go to the graveyard.",
     "bp6.2": "Each action does exactly what its entry in the format's action list "
              "says: its key cards, costs, targets, the choices it asks for and its effect.",
 }
@@ -107,13 +124,15 @@ CODES_JA: dict[str, str] = {
                                      "あるかなくなっている、またはその能力が及ばない兵士から"
                                      "起こされた（6.1 エクストラ）",
     "legality.condition-unmet": "起こす条件を満たさないフレームのアクションのリクエスト"
-                                "（開封済みのパック、またはパックがないときのパック開封）"
-                                "（9.0 フレーム）",
+                                "（開封済みのパック、またはパックがないときのパック開封。"
+                                "ライフが10以上のときのレアドロー・レア召喚）（9.0 フレーム）",
     "legality.setup-invalid": "フォーマットやフレームが認めない準備：切札が3枚以上、または"
                               "エクストラ以外（6.1 はフォーマット、9.0 はフレーム）での切札。"
                               "フレームのデッキでないデッキ"
                               "（エントリー16 の16枚と違う、フレームの枚数に足りない）。"
-                              "枚数の違うパック、またはパックのないフレームでのパック",
+                              "枚数の違うパック、またはパックのないフレームでのパック。"
+                              "枚数の違う、デッキにない、またはフレームにないレアカードや"
+                              "シナリオ手札",
     "log.frame-not-recommended": "フレームが推奨しないフォーマットとの組み合わせ（どの組み合わせ"
                                  "も遊べる。記録どおりに裁定する）（9.0 フレーム）",
     "timing.not-while-turn-player": "ターンプレイヤーでない間だけ行えるアクションを、自分のターンに"
@@ -166,6 +185,21 @@ RULE_STATEMENTS_JA: dict[str, str] = {
     "bp-frame.pack_open": "パック開封は、自分のパックが開封済みでないときだけリクエストできる。"
                           "パックから1枚を選び対戦相手に見せて手札に加え、パックを表向きにして"
                           "開封済みとする。",
+    "bp-frame.rare": "9.0 レアのフレーム（レアパック、ストラテジー）：パックの前にデッキから"
+                     "レアカードを1枚選んで伏せておき、そのあとデッキをシャッフルする。"
+                     "レアカードの枚数は完全公開、中身は個人公開。",
+    "bp-frame.scenario": "ストラテジー：レアカードの前に、最初の手札に入れる3枚をデッキから"
+                         "選ぶ。プリセットのあと4枚引いて手札を7枚とする。ゲーム開始後は"
+                         "通常の手札として扱う。",
+    "bp-frame.rare_draw": "レアドローは、自分のライフが9以下のときだけリクエストできる。"
+                          "レアカードを1枚手札に加える。",
+    "bp-frame.rare_summon": "レア召喚は、自分のライフが9以下のときだけリクエストできる。"
+                            "キーカードはレアカード、コストは兵士で、キーカードを兵士として"
+                            "表向きかつチャージ状態で場に出す。",
+    "bp-frame.trap_counter": "罠カウンター：対象リクエスト（キーカード1枚または2枚）のキー"
+                             "カードのいずれかがこのアクションのキーカード（レアカード）と同じ"
+                             "場合、対象リクエストをステージから取り除き、そのキーカードを墓地に"
+                             "移す。",
     "bp6.2": "各アクションは、フォーマットのアクション一覧の記載どおりのことだけを行う："
              "キーカード、コスト、対象、求める選択、効果。",
 }

@@ -106,6 +106,11 @@ class GameStartPlan:
     first_player: str
     packs: dict[str, list[str]] | None = None
     """The cards each player set aside as the pack (9.0 pack frames), top first."""
+    scenario: dict[str, list[str]] | None = None
+    """ストラテジー: the cards each player chose into the opening hand first (``hands``
+    then holds the cards drawn)."""
+    rares: dict[str, list[str]] | None = None
+    """The rare card each player chose (9.0 rare frames)."""
 
 
 class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
@@ -234,6 +239,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 "deck-out cannot be ruled."
             )
         self.check_frame_header(flow, header)
+        self.set_aside_chosen(flow, line)
         self.set_aside_packs(flow, line)
         self.place_trumps(flow, line)
         presets = line.presets or {}
@@ -244,7 +250,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             flow.report("legality.effect-mismatch", "bp4.2.1", "This edition has no preset.")
         hands = line.hands or {}
         for p in flow.players:
-            self._draw(flow, p, self.opening_hand, hands.get(p))
+            self._draw(flow, p, self.opening_draw, hands.get(p))
         reveals = line.reveals or {}
         for p in flow.players:
             for card in reveals.get(p, []):
@@ -259,7 +265,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 "goes first).", expected=first, actual=line.first_player,
             )
         fp = line.first_player
-        extra = hands.get(fp, [])[self.opening_hand:]
+        extra = hands.get(fp, [])[self.opening_draw:]
         self._draw(flow, fp, self.pol["first_player_draws"], extra or None)
 
     @staticmethod
@@ -332,6 +338,14 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             top[p] += n
             return cards
 
+        # The plan chooses the scenario hand and the rare card from the top of the deck (a
+        # player may choose any card; the deck is shuffled after, so the top is as good).
+        scenario: dict[str, list[str]] | None = None
+        if "scenario_hand" in self.frame_setup:
+            scenario = {p: take(p, int(self.frame_setup["scenario_hand"])) for p in players}
+        rares: dict[str, list[str]] | None = None
+        if "rare" in self.frame_setup:
+            rares = {p: take(p, int(self.frame_setup["rare"])) for p in players}
         packs: dict[str, list[str]] | None = None
         if "pack" in self.frame_setup:
             packs = {p: take(p, int(self.frame_setup["pack"])) for p in players}
@@ -346,7 +360,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                     graveyard.append(soldier)
                     soldier = take(p)[0]
                 presets[p] = Preset(bulwark=bulwark, soldier=soldier, graveyard=graveyard)
-        hands = {p: take(p, self.opening_hand) for p in players}
+        hands = {p: take(p, self.opening_draw) for p in players}
         reveals: dict[str, list[str]] = {p: [] for p in players}
         first = None
         while first is None:
@@ -354,7 +368,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 reveals[p] += take(p)
             first = self.first_by_reveals(players, reveals)
         hands[first] = hands[first] + take(first, self.pol["first_player_draws"])
-        return GameStartPlan(presets, hands, reveals, first, packs)
+        return GameStartPlan(presets, hands, reveals, first, packs, scenario, rares)
 
     def may_be_preset_soldier(self, card: str) -> bool | None:
         """The 9.0 preset: may ``card`` enter the field as the preset soldier in this format?
@@ -654,6 +668,13 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             used: dict[str, int] = {}
             for k in keys:
                 used[k] = used.get(k, 0) + 1
+                if spec and spec.get("from") == "rare":  # the rare card zone (9.0 frames)
+                    why = self.rare_key_problem(board, k, used[k])
+                    if why is not None:
+                        rep("legality.key-card-invalid", "bp4.3.1",
+                            f"{action.name} takes its key card from the rare card zone: "
+                            f"{why}.", actual=k)
+                    continue
                 where = self.seen_outside_hand(player, k)
                 if where is not None:  # rulings A5: key cards come from the hand
                     rep("legality.key-card-invalid", "bp4.3.1",
@@ -811,6 +832,8 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             return f"in {player}'s fog"
         if any(t.card == card for t in b.trumps):
             return f"one of {player}'s trumps"
+        if card in (b.rare or ()):
+            return f"{player}'s rare card"
         if card in b.graveyard:
             return f"in {player}'s graveyard"
         return None
@@ -838,6 +861,8 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
 
     @staticmethod
     def _fits(card: Card, pattern: dict[str, Any]) -> bool:
+        if pattern.get("any"):
+            return True
         if pattern.get("joker"):
             return card.joker
         if card.joker or card.rank is None:
@@ -854,6 +879,9 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         for p in patterns:
             if p.get("joker"):
                 parts.append("Joker")
+                continue
+            if p.get("any"):
+                parts.append("any card")
                 continue
             suits = "".join(SUIT_NAMES[s] for s in p.get("suits", [])) or "any suit"
             lo, hi = p.get("ranks", [1, 13])
@@ -968,7 +996,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             # was played, not a second mistake (one mistake, one finding).
             req.data["target_invalid_at_request"] = True
         for k in req.key_cards:
-            board.take_from_hand(card_of(k))
+            self.take_key(board, card_of(k), req.action.data.get("key"))
         free = self.free_use(line, req.action)
         if free is not None and not req.key_cards:
             # Virtual key cards: they count where key cards count, and go nowhere.

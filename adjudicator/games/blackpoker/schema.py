@@ -26,20 +26,20 @@ ACTION_KEYS = frozenset({
     "effect", "choices", "choices_on_resolve", "controller", "formats", "type", "flags",
     "alt_cost", "originated", "frames", "condition",
 })
-CONDITIONS = frozenset({"pack_unopened"})
+CONDITIONS = frozenset({"pack_unopened", "life_at_most"})
 """The conditions on requesting an action the rules check (frames.py)."""
 SPEEDS = frozenset({"instant", "normal"})
 TIMINGS = frozenset({"main", "quick"})
 COST_LETTERS = frozenset("BLDSC")
 TYPES = frozenset({"summon", "turn", "combat", "quick_magic", "normal_magic", "magic",
-                   "triggered", "trump", "pack"})
+                   "triggered", "trump", "pack", "rare"})
 CONTROLLERS = frozenset({"turn_player", "requester_of_source", "owner"})
 TARGET_KINDS = frozenset({"player", "request", "character", "soldier", "bulwark", "trump"})
 TARGET_KEYS = frozenset({"kind", "owner", "relation", "key_card_count", "same_suit_as_key",
                          "action", "not_self", "immune_flag", "has_target", "contains",
                          "face_up"})
-KEY_KEYS = frozenset({"cards", "same_suit", "same_rank", "rank_set", "count"})
-PATTERN_KEYS = frozenset({"suits", "ranks", "joker"})
+KEY_KEYS = frozenset({"cards", "same_suit", "same_rank", "rank_set", "count", "from"})
+PATTERN_KEYS = frozenset({"suits", "ranks", "joker", "any"})
 SUITS = frozenset("SHDC")
 FLAGS = frozenset({"counter_immune", "only_when_not_turn_player",
                    "resolve_before_cost_triggers", "change_target_immune"})
@@ -180,6 +180,9 @@ def check(data: Mapping[str, Any], steps: Iterable[str]) -> None:
         key = a.get("key")
         if key is not None:
             unknown("actions", aid, ".key", key, KEY_KEYS, "a key-card field")
+            if key.get("from", "rare") != "rare":
+                fail("actions", aid, ".key.from", f"{key['from']!r} is not a zone key cards "
+                     "come from (known: rare; none: the hand)")
             for i, p in enumerate(key.get("cards", [])):
                 unknown("actions", aid, f".key.cards[{i}]", p, PATTERN_KEYS,
                         "a key-card pattern field")
