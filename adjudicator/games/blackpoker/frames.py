@@ -96,36 +96,15 @@ class FrameRules:
         """パック: before the preset, the top ``setup.pack`` cards of each deck are set
         aside face down as the pack; the rest of the deck is the life. The log records
         them in ``game_started.packs`` (top first, ``?`` for a face not shown)."""
-        recorded = line.packs or {}
         size = self.frame_setup.get("pack")
-        if size is None:
-            if recorded:
-                flow.report("legality.setup-invalid", "bp-frame.pack",
-                            "The set-up records packs, but the match's frame "
-                            f"({self.frame or 'none'}) has no pack.", actual=dict(recorded))
+        packs = self._recorded_cards(flow, "packs", line.packs, size, "bp-frame.pack",
+                                     "pack", f"the top {size} cards of the "
+                                     f"{self.data['deck_zone']} are set aside")
+        if packs is None:
             return
-        for p in recorded:
-            if p not in self.boards:
-                flow.report("log.unknown-ref", "log", f"packs: no player {p!r}.", actual=p)
         for p, b in self.boards.items():
-            shown = recorded.get(p)
-            if shown is None:
-                flow.report("log.choice-missing", "bp-frame.pack",
-                            f"{p}'s pack is not recorded; the judge sets aside the top {size} "
-                            f"cards of the {self.data['deck_zone']}.", severity="warning")
-                shown = [UNKNOWN] * size
-            elif len(shown) != size:
-                flow.report("legality.setup-invalid", "bp-frame.pack",
-                            f"{p}'s pack has {len(shown)} cards; the frame {self.frame} sets "
-                            f"aside {size}. The judge goes on with the pack as recorded.",
-                            expected=size, actual=len(shown))
             b.pack = []
-            for ref in shown:
-                card = card_of(ref)
-                if card != UNKNOWN and parse_card(card) is None:
-                    flow.report("log.unknown-ref", "log",
-                                f"packs.{p}: {ref!r} names no card.", actual=ref)
-                    card = UNKNOWN
+            for card in packs[p]:
                 top = b.pop_deck()
                 if top is None:
                     flow.report("legality.effect-mismatch", "bp-frame.pack",
@@ -200,37 +179,14 @@ class FrameRules:
                           rule: str) -> None:
         field_name = {"rare": "rares", "scenario_hand": "scenario"}[key]
         size = self.frame_setup.get(key)
-        if size is None:
-            if recorded:
-                flow.report("legality.setup-invalid", rule,
-                            f"The set-up records {field_name}, but the match's frame "
-                            f"({self.frame or 'none'}) has none.", actual=dict(recorded))
+        chosen = self._recorded_cards(flow, field_name, recorded, size, rule, what,
+                                      f"{size} unseen card(s) are taken out of the deck")
+        if chosen is None:
             return
-        recorded = recorded or {}
-        for p in recorded:
-            if p not in self.boards:
-                flow.report("log.unknown-ref", "log", f"{field_name}: no player {p!r}.",
-                            actual=p)
         for p, b in self.boards.items():
-            shown = recorded.get(p)
-            if shown is None:
-                flow.report("log.choice-missing", rule,
-                            f"{p}'s {what} ({field_name}) is not recorded; the judge takes {size} "
-                            "unseen card(s) out of the deck.", severity="warning")
-                shown = [UNKNOWN] * int(size)
-            elif len(shown) != size:
-                flow.report("legality.setup-invalid", rule,
-                            f"{p}'s {what} ({field_name}) has {len(shown)} card(s); the frame "
-                            f"{self.frame} takes {size}. The judge goes on with the "
-                            "set-up as recorded.", expected=size, actual=len(shown))
             if key == "rare":
                 b.rare = []
-            for ref in shown:
-                card = card_of(ref)
-                if card != UNKNOWN and parse_card(card) is None:
-                    flow.report("log.unknown-ref", "log",
-                                f"{field_name}.{p}: {ref!r} names no card.", actual=ref)
-                    card = UNKNOWN
+            for card in chosen[p]:
                 if not self._out_of_deck(b, card):
                     flow.report("legality.setup-invalid", rule,
                                 f"{p}'s {what} ({field_name}): {card} is not in {p}'s deck; the "
@@ -240,6 +196,49 @@ class FrameRules:
                     b.rare.append(card)
                 else:
                     b.add_to_hand(card)
+
+    def _recorded_cards(self, flow: CoreFlow, field_name: str,
+                        recorded: Mapping[str, list[str]] | None, size: int | None,
+                        rule: str, what: str, otherwise: str) -> dict[str, list[str]] | None:
+        """The cards ``game_started.<field_name>`` records for each player, for a frame
+        whose set-up takes ``size`` of them (the pack, the rare card, the scenario hand);
+        None where the frame takes none (recording some is ``legality.setup-invalid``).
+        A player left out is a warning and gets ``size`` unseen cards (``otherwise`` says
+        what the judge does); another count is reported and the recorded cards stand; a
+        reference that names no card is an unseen card."""
+        if size is None:
+            if recorded:
+                flow.report("legality.setup-invalid", rule,
+                            f"The set-up records {field_name}, but the match's frame "
+                            f"({self.frame or 'none'}) has none.", actual=dict(recorded))
+            return None
+        recorded = recorded or {}
+        for p in recorded:
+            if p not in self.boards:
+                flow.report("log.unknown-ref", "log", f"{field_name}: no player {p!r}.",
+                            actual=p)
+        out: dict[str, list[str]] = {}
+        for p in self.boards:
+            shown = recorded.get(p)
+            if shown is None:
+                flow.report("log.choice-missing", rule,
+                            f"{p}'s {what} ({field_name}) is not recorded: {otherwise}.",
+                            severity="warning")
+                shown = [UNKNOWN] * int(size)
+            elif len(shown) != size:
+                flow.report("legality.setup-invalid", rule,
+                            f"{p}'s {what} ({field_name}) has {len(shown)} card(s); the frame "
+                            f"{self.frame} takes {size}. The judge goes on with the set-up "
+                            "as recorded.", expected=size, actual=len(shown))
+            out[p] = []
+            for ref in shown:
+                card = card_of(ref)
+                if card != UNKNOWN and parse_card(card) is None:
+                    flow.report("log.unknown-ref", "log",
+                                f"{field_name}.{p}: {ref!r} names no card.", actual=ref)
+                    card = UNKNOWN
+                out[p].append(card)
+        return out
 
     @staticmethod
     def _out_of_deck(b: PlayerBoard, card: str) -> bool:
