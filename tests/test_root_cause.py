@@ -11,12 +11,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.games.blackpoker.mistakes import (
     NATURAL_MISTAKES as KINDS,
 )
 from coreflow_judge.adjudicator.games.blackpoker.mistakes import mistaken_game
 from coreflow_judge.adjudicator.judge import judge_lines
-from coreflow_judge.events.models import Request, Resolve, TurnStarted
+from coreflow_judge.events.models import LogLine, Request, Resolve, TurnStarted
 from coreflow_judge.projections.board import BoardProjector
 
 
@@ -42,6 +43,21 @@ def test_one_natural_mistake_played_on_is_one_error(kind: str, edition: str) -> 
     assert games >= 4  # the generator found its moment in most games
 
 
+def renumbered(lines: list[LogLine]) -> list[LogLine]:
+    """The lines numbered 1, 2, 3, ... (after lines were left out or put in)."""
+    return [ln.model_copy(update={"seq": i}) for i, ln in enumerate(lines, start=1)]
+
+
+def one_wrong_turn(lines: list[LogLine], about: str, seed: int) -> list[Finding]:
+    """Judge ``lines``: exactly one error, the turn ``about`` played that was not theirs."""
+    errors = [f for f in judge_lines(enumerate(lines, start=1)).findings
+              if f.severity == "error"]
+    assert [f.code for f in errors] == ["timing.turn-wrong-player"], (seed, [
+        (f.seq, f.code, f.message) for f in errors])
+    assert f"{about} played it" in errors[0].message
+    return errors
+
+
 SPARSE = {"no turn starts": ("turn_started", "chance_moved"),
           "decisions only": ("turn_started", "chance_moved", "trigger", "stage")}
 
@@ -59,12 +75,8 @@ def test_a_wrong_turn_in_a_sparse_log_is_one_error(edition: str, left_out: str) 
             continue
         games += 1
         sparse = [ln for ln in log if ln.type not in SPARSE[left_out]]
-        sparse = [ln.model_copy(update={"seq": i}) for i, ln in enumerate(sparse, start=1)]
-        errors = [f for f in judge_lines(enumerate(sparse, start=1)).findings
-                  if f.severity == "error"]
-        assert [f.code for f in errors] == ["timing.turn-wrong-player"], (seed, [
-            (f.seq, f.code, f.message) for f in errors])
-        assert f"{about} played it" in errors[0].message
+        sparse = renumbered(sparse)
+        errors = one_wrong_turn(sparse, about, seed)
         # The finding stands at the first line of the turn the table played.
         before = sparse[errors[0].seq - 2]
         ends = {ln.request for ln in sparse if isinstance(ln, Request) and ln.action == "end"}
@@ -102,12 +114,7 @@ def test_a_wrong_turn_in_the_i_language_game_is_one_error() -> None:
         log = flow.complete_log()
         decisions = [ln for ln in log if ln.type not in ("turn_started", "chance_moved")]
         for lines in (log, decisions):
-            lines = [ln.model_copy(update={"seq": i}) for i, ln in enumerate(lines, start=1)]
-            errors = [f for f in judge_lines(enumerate(lines, start=1)).findings
-                      if f.severity == "error"]
-            assert [f.code for f in errors] == ["timing.turn-wrong-player"], (seed, [
-                (f.seq, f.code, f.message) for f in errors])
-            assert f"{about} played it" in errors[0].message
+            one_wrong_turn(renumbered(lines), about, seed)
     assert games >= 4
 
 
@@ -157,7 +164,7 @@ def test_what_follows_from_an_injected_mistake_is_grouped_under_it() -> None:
             end = Request(seq=1, request="injected-end", player=flow.turn_player,
                           action="end")
             lines = log[:cut] + [end] + log[cut:]
-            lines = [ln.model_copy(update={"seq": i}) for i, ln in enumerate(lines, start=1)]
+            lines = renumbered(lines)
             report = judge_lines(enumerate(lines, start=1))
             errors = [f for f in report.findings if f.severity == "error"]
             roots = [f for f in errors if f.caused_by is None]
