@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules, load_edition
 from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 from coreflow_judge.adjudicator.judge import judge_lines
@@ -173,11 +174,13 @@ def test_nine_trump_actions_exist_only_with_the_extra_frame() -> None:
     data = load_edition("9.0")
     granted = {a for t in data["trumps"].values() for a in t.get("grants", ())}
     frame_actions = {a for a, d in framed.actions.items() if "frames" in d.data}
-    assert frame_actions - trump_ops == granted
+    assert frame_actions - trump_ops - {"pack_open", "rare_draw", "rare_summon",
+                                        "trap_counter"} == granted
     # What is not judged yet is known by name, and never also judged.
-    assert {"pack_open", "rare_draw", "rare_summon", "trap_counter"} <= set(
-        framed.not_judged_yet)
     assert not set(framed.not_judged_yet) & set(framed.actions)
+    # The pack and rare actions exist in the extra frame too (FR16), and only in frames.
+    pack = {"pack_open", "rare_draw", "rare_summon", "trap_counter"}
+    assert pack <= set(framed.actions) and not pack & set(plain.actions)
 
 
 def test_a_nine_trump_whose_ability_is_not_judged_yet_warns_when_opened() -> None:
@@ -192,7 +195,6 @@ def test_a_nine_trump_whose_ability_is_not_judged_yet_warns_when_opened() -> Non
 
 
 def test_a_frame_may_not_list_a_judged_action_as_not_judged_yet() -> None:
-    import pytest
     from coreflow_judge.adjudicator.games.blackpoker import schema
     from coreflow_judge.adjudicator.games.blackpoker.rules import STEPS
     from coreflow_judge.adjudicator.games.common import EditionDataError
@@ -213,12 +215,26 @@ def test_a_nine_trump_action_needs_its_trump_face_up() -> None:
         "legality.ability-not-in-force", 3, "error")
 
 
-def test_after_an_action_not_judged_yet_nothing_is_ruled() -> None:
+def test_after_an_action_not_judged_yet_nothing_is_ruled(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A frame action the judge does not judge yet: one warning at its line, and no finding
     after it, even for a line that would break a rule (its truth would depend on what the
-    judge cannot follow)."""
+    judge cannot follow). Shown on edition data patched to take パック開封 out of what is
+    judged (every shipped extra action may be judged)."""
+    from coreflow_judge.adjudicator.games.blackpoker import rules as rules_module
+
+    shipped = rules_module.load_edition
+
+    def pack_open_not_judged(edition: str) -> dict[str, Any]:
+        data = copy.deepcopy(shipped(edition))  # the loaded data is shared: never mutate it
+        if edition == "9.0":
+            del data["actions"]["pack_open"]
+            data["frames"]["extra"]["not_judged_yet"] = {"pack_open": "a test"}
+        return data
+
+    monkeypatch.setattr(rules_module, "load_edition", pack_open_not_judged)
     log = (Path(__file__).parent.parent
-           / "fixtures/rulings/extra-9.0/pack-open-not-judged-yet-9.0.jsonl")
+           / "fixtures/rulings/extra-9.0/pack-open-without-a-pack-9.0.jsonl")
     lines = [line for _no, line in read_log(log) if not isinstance(line, LineError)]
     wrong = LINE_ADAPTER.validate_python(
         {"seq": len(lines) + 1, "type": "request", "request": "b1", "player": "bob",
