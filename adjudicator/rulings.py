@@ -15,7 +15,8 @@ findings, the result, the final board, the board at the disputed line); the diff
 log line and the rule of each difference.
 
 A new fixture goes to its game's folder unless told otherwise (:func:`game_folder`):
-``fixtures/rulings/<format>`` for BlackPoker (lite, standard, pro, master, extra),
+``fixtures/rulings/<format>`` for BlackPoker (lite, standard, pro, master, extra), or
+``fixtures/rulings/frames`` for a BlackPoker match of a 9.0 frame, and
 ``fixtures/rulings/<game>`` for every other game (duel_masters, i_language).
 """
 
@@ -155,12 +156,17 @@ def board_at(log: Path, seq: int) -> dict[str, Any]:
 def game_folder(report: Report) -> Path:
     """Where a new fixture of this match goes by default: ``fixtures/rulings/<format>``
     for a game that keeps its fixtures by format (:attr:`GamePlugin.fixtures_by_format
-    <adjudicator.plugins.GamePlugin.fixtures_by_format>`), else ``fixtures/rulings/<game>``."""
+    <adjudicator.plugins.GamePlugin.fixtures_by_format>`), ``fixtures/rulings/frames`` for
+    such a match whose header names a frame (BlackPoker 9.0: the frame decides more of the
+    table than the format), else ``fixtures/rulings/<game>``."""
     from coreflow_judge.adjudicator.plugins import game_plugin, is_registered
 
     game = report.rules.partition("/")[0]
-    fmt = report.flow.header.format if report.flow is not None else None
+    header = report.flow.header if report.flow is not None else None
+    fmt = header.format if header is not None else None
     by_format = is_registered(game) and game_plugin(game).fixtures_by_format
+    if by_format and header is not None and header.frame:
+        return DEFAULT_DIR / "frames"
     return DEFAULT_DIR / (fmt if by_format and fmt else game)
 
 

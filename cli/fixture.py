@@ -34,6 +34,7 @@ def new_command(
     directory: Annotated[Path | None, typer.Option(
         "--dir", metavar="DIR", help=f"Where to write it [default: the game's folder, "
         f"{DEFAULT_DIR}/<format> for BlackPoker (lite, standard, pro, master, extra), "
+        f"{DEFAULT_DIR}/frames for a match of a 9.0 frame, "
         f"{DEFAULT_DIR}/<game> for the others].", show_default=False)] = None,
     store: Annotated[str | None, typer.Option(
         "--store", help="Event store of a recorded match: a SQLite file or a postgresql:// "

@@ -18,6 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTED = ROOT / "fixtures" / "examples" / "disputed-counter.jsonl"
 DM_LOG = ROOT / "fixtures" / "rulings" / "duel_masters" / "disputed-attack.jsonl"
+FRAMED = ROOT / "fixtures" / "rulings" / "frames" / "pack-open-9.0.jsonl"
 
 
 def coreflow(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -101,11 +102,14 @@ def test_an_at_the_log_does_not_have_writes_nothing(tmp_path: Path) -> None:
 def test_a_new_fixture_goes_to_its_games_folder(tmp_path: Path) -> None:
     shutil.copy(DISPUTED, tmp_path / "bp.jsonl")
     shutil.copy(DM_LOG, tmp_path / "dm.jsonl")
-    assert coreflow("fixture", "new", "bp.jsonl", "--name", "bp", cwd=tmp_path).returncode == 0
-    assert coreflow("fixture", "new", "dm.jsonl", "--name", "dm", cwd=tmp_path).returncode == 0
+    shutil.copy(FRAMED, tmp_path / "framed.jsonl")
+    for name in ("bp", "dm", "framed"):
+        assert coreflow("fixture", "new", f"{name}.jsonl", "--name", name,
+                        cwd=tmp_path).returncode == 0
     rulings = tmp_path / "fixtures" / "rulings"
     assert sorted(str(p.relative_to(rulings)) for p in rulings.rglob("*")) == [
         "duel_masters", "duel_masters/dm.expected.json", "duel_masters/dm.jsonl",
+        "frames", "frames/framed.expected.json", "frames/framed.jsonl",
         "lite", "lite/bp.expected.json", "lite/bp.jsonl"]
     check = coreflow("fixture", "check", "fixtures/rulings", cwd=tmp_path)
-    assert check.returncode == 0 and check.stdout.strip() == "2 fixtures, 0 changed"
+    assert check.returncode == 0 and check.stdout.strip() == "3 fixtures, 0 changed"
