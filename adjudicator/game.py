@@ -196,6 +196,10 @@ class GameRules(Protocol[FlowT, ReqT]):
         log does not show), or None when :meth:`win_check` can rule."""
         ...
 
+    def table_allows(self, flow: FlowT, line: Request, action: ActionDef) -> bool:
+        """Whether the table allows the request besides its timing (see RulesHooks)."""
+        ...
+
     def board(self, flow: FlowT) -> dict[str, Any]: ...
 
     def notes(self) -> list[str]: ...
@@ -217,6 +221,14 @@ class RulesHooks(Generic[HookFlowT]):
         ``legality.unknown-action``); None for an action the regulation lacks. Default:
         None (a game judges every action it has)."""
         return None
+
+    def table_allows(self, flow: HookFlowT, line: Request, action: ActionDef) -> bool:
+        """Whether the table allows ``line`` (a request with no key card, cost or target
+        chosen yet) besides its timing: the action's conditions on the table and the
+        abilities that grant it. Read by what the rules want next (adjudicator.next_step),
+        never by the judging, which reports each of these as its own finding. Default:
+        True (a game whose actions have no such condition)."""
+        return True
 
     def on_staged(self, flow: HookFlowT, req: Any) -> list[TriggerSpec]:
         """A direct normal request was put on the stage: the requests that requesting it

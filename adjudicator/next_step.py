@@ -147,7 +147,10 @@ def next_step(flow: CoreFlow) -> NextStep:
 
 def allowed_requests(flow: CoreFlow) -> tuple[Allowed, ...]:
     """[3]: every direct request some player could make now, by the flow's own timing
-    checks (no finding is reported)."""
+    checks and what the table allows besides (the game's conditions on the table and
+    the abilities that grant an action: ``table_allows``); no finding is reported. Key
+    cards, costs and targets are not weighed: an action may be offered that the player's
+    cards cannot pay for."""
     out: list[Allowed] = []
     actions = getattr(flow.rules, "actions", {})
     for player in flow.players:
@@ -155,6 +158,7 @@ def allowed_requests(flow: CoreFlow) -> tuple[Allowed, ...]:
             if not action.direct:
                 continue
             probe = Request(seq=flow.next_seq, request="?", player=player, action=action.id)
-            if not flow.check_request_timing(probe, action, report=False):
+            if (not flow.check_request_timing(probe, action, report=False)
+                    and flow.rules.table_allows(flow, probe, action)):
                 out.append(Allowed(player, action.id))
     return tuple(out)

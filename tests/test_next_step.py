@@ -76,6 +76,18 @@ def test_a_main_request_while_the_stage_holds_one_names_the_top_of_the_stage() -
     assert _finding(report, 7, "timing.main-not-turn-player").next == f.next
 
 
+def test_the_next_step_weighs_conditions_and_granting_trumps() -> None:
+    """An action whose condition on the table fails (パック開封 without a pack), or whose
+    granting trump is face down (ドレイン, ♠3 not among alice's trumps), is not offered;
+    an action the timing and the table allow is (メインオープン)."""
+    report = judge_file(RULINGS / "extra-9.0" / "pack-open-without-a-pack-9.0.jsonl")
+    f = _finding(report, 3, "legality.condition-unmet")
+    assert f.next is not None and f.next.holder == "alice"
+    offered = {a.action for a in f.next.requests}
+    assert {"main_open", "quick_open", "end"} <= offered
+    assert not {"pack_open", "rare_draw", "rare_summon", "drain", "instant_kill"} & offered
+
+
 def test_a_resolve_before_every_player_passed_names_the_holder_who_had_to_pass() -> None:
     report = judge_file(RULINGS / "lite" / "resolved-before-all-passed-9.0.jsonl")
     f = _finding(report, 9, "timing.resolved-before-all-passed")

@@ -624,6 +624,15 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         return ch.state == "charge"
 
     # ------------------------------------------------------------------ requesting
+    def table_allows(self, flow: CoreFlow, line: Request, action: ActionDef) -> bool:
+        """A face-up trump grants the action (the extra trumps) and its condition on the
+        table holds (the frames' pack not opened, life at most 9): the parts of
+        :meth:`request_findings` that need no key card, cost or target."""
+        if action.data.get("originated"):
+            return True  # started by a soldier the request names: not known before it
+        return not (self.grant_findings(flow, line, action)
+                    or self.condition_findings(flow, line, action))
+
     def request_findings(self, flow: CoreFlow, line: Request, action: ActionDef) -> list[Finding]:
         """Key cards (★), costs ($), targets and request-time choices; never mutates."""
         out: list[Finding] = []
