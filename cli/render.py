@@ -30,7 +30,7 @@ from coreflow_judge.cli.i18n import (
     width,
 )
 from coreflow_judge.cli.rule_text import rule_statement
-from coreflow_judge.projections.view import CardNames, disclosure_of
+from coreflow_judge.projections.view import FACE_DOWN, CardNames, disclosure_of
 
 CardText = Callable[[str], str]
 
@@ -340,6 +340,8 @@ def _item_text(item: dict[str, Any], card_text: CardText, words: _Words = _ENGLI
     for k, v in item.items():
         if k in ("card", "character", "ref") or v is None or v is False:
             continue
+        if k == "face" and head == FACE_DOWN:
+            continue  # a hidden card says it is face down already
         if v is True:
             bits.append(words(k))
         elif k == "state":
@@ -350,8 +352,24 @@ def _item_text(item: dict[str, Any], card_text: CardText, words: _Words = _ENGLI
             bits.append(f"{words(k)} {v}")
         elif isinstance(v, list) and all(isinstance(x, str) for x in v):
             bits.append(f"{words(k)} {cards_text(v, card_text)}")
-    text = ", ".join(bits) or "-"
-    return f"{card_text(head)}: {text}" if head is not None else text
+    said = ", ".join(bits) or "-"
+    if head == FACE_DOWN:  # a card hidden from this view
+        hidden = text(words.lang, "board.face_down")
+        return f"{hidden}: {said}" if bits else hidden
+    return f"{card_text(head)}: {said}" if head is not None else said
+
+
+def _runs(lines: list[str]) -> list[str]:
+    """Lines of a zone with each run of the same line said once, with its count
+    (fourteen face-down cards of an unopened pack are ``face down ×14``)."""
+    out: list[str] = []
+    count = 0
+    for i, line in enumerate(lines):
+        count += 1
+        if i + 1 == len(lines) or lines[i + 1] != line:
+            out.append(f"{line} ×{count}" if count > 1 else line)
+            count = 0
+    return out
 
 
 def _player_lines(zones: dict[str, Any], size_word: str, card_text: CardText,
@@ -392,7 +410,7 @@ def _player_lines(zones: dict[str, Any], size_word: str, card_text: CardText,
     out = [f"  {pad(label, column)} {said}" for label, said in rows]
     for label, lines in items:
         out.append(f"  {pad(label, column)} -" if not lines else f"  {label}")
-        out += [f"    {line}" for line in lines]
+        out += [f"    {line}" for line in _runs(lines)]
     if field is not None:
         out.append(f"  {field_word}" if field else f"  {pad(field_word, column)} -")
         size_said = words.value(size_word)

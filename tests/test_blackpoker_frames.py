@@ -116,6 +116,17 @@ def test_an_unopened_pack_is_hidden_and_an_opened_one_is_its_owners() -> None:
         assert (bob_cards == truth) == (viewer == "bob")
 
 
+def test_the_board_text_says_an_unopened_pack_in_one_line() -> None:
+    """Fourteen hidden cards are said once with their count, in either language."""
+    from tests.test_play import coreflow
+
+    log = FRAMES / "pack-open-9.0.jsonl"
+    english = coreflow("board", log, "--at", "3", "--view", "bob").stdout
+    assert "    face down ×14\n" in english and "face down: face down" not in english
+    japanese = coreflow("board", log, "--at", "3", "--view", "bob", "--lang", "ja").stdout
+    assert "    裏向き ×14\n" in japanese
+
+
 def test_pack_open_without_its_choice_keeps_the_table_honest() -> None:
     lines = [json.loads(t) for t in (FRAMES / "pack-open-9.0.jsonl").read_text().splitlines()]
     last = lines[-1]
