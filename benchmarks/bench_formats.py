@@ -1,10 +1,10 @@
-"""Judge throughput per BlackPoker format, measured in one run: master against lite.
+"""Judge throughput per BlackPoker format and 9.0 frame, measured in one run, against lite.
 
 Prints, from one run on this machine, for each edition: the judge's events/s on simulated
 lite games and on simulated master games (standard and pro too), and each format's cost
-per event relative to lite. The master format adds continuous abilities (Force, the
-magician's waiver) that every size and cost reading computes from scratch; the target is
-at most 1.5x lite's cost per event.
+per event relative to lite; for 9.0, each frame with a format it recommends too. The
+master format adds continuous abilities (Force, the magician's waiver) that every size and
+cost reading computes from scratch; the target is at most 1.5x lite's cost per event.
 
 Usage: ``python benchmarks/bench_formats.py [--games N] [--seed S]``. Never a timed test.
 """
@@ -23,6 +23,9 @@ from coreflow_judge.adjudicator.judge import judge_lines  # noqa: E402
 from coreflow_judge.events.reader import dump_line, iter_lines  # noqa: E402
 
 FORMATS = ("lite", "standard", "pro", "master", "extra")
+#: 9.0 regulations: a frame with a format it recommends.
+FRAMES = (("entry16", "lite"), ("pack", "standard"), ("rare_pack", "pro"),
+          ("strategy", "master"), ("extra", "master"))
 
 
 def best_of(n: int, fn) -> float:  # type: ignore[no-untyped-def]
@@ -41,13 +44,15 @@ def main() -> None:
     args = ap.parse_args()
     for edition in ("6.1", "9.0"):
         per_event: dict[str, float] = {}
-        for fmt in FORMATS:
-            if fmt == "extra" and edition != "6.1":
-                continue  # 9.0 has no extra format (エクストラ is a frame)
+        regulations: list[tuple[str, str | None]] = [(f, None) for f in FORMATS
+                                                     if f != "extra" or edition == "6.1"]
+        if edition == "9.0":  # 9.0 has no extra format (エクストラ is a frame)
+            regulations += [(fmt, frame) for frame, fmt in FRAMES]
+        for fmt, frame in regulations:
             matches: list[list[str]] = []
             for i in range(args.games):
                 text, prev = [], None
-                for line in simulate_game(edition, args.seed + i, fmt):
+                for line in simulate_game(edition, args.seed + i, fmt, frame=frame):
                     s, prev = dump_line(line, prev)
                     text.append(s)
                 matches.append(text)
@@ -58,11 +63,11 @@ def main() -> None:
                     judge_lines(iter_lines(m))
 
             seconds = best_of(3, judge_all)
-            per_event[fmt] = seconds / events
-            print(f"{edition} {fmt:<8} {args.games} games, {events:6d} events: "
+            name = fmt if frame is None else f"{fmt}+{frame}"
+            per_event[name] = seconds / events
+            print(f"{edition} {name:<16} {args.games} games, {events:6d} events: "
                   f"{events / seconds:9.0f} events/s, "
-                  f"{per_event[fmt] / per_event['lite']:.2f}x lite per event")
-
+                  f"{per_event[name] / per_event['lite']:.2f}x lite per event")
 
 if __name__ == "__main__":
     main()
