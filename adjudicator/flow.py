@@ -262,6 +262,10 @@ class CoreFlow:
           they had left it (a request a Counter did not negate, believed negated). Only
           before what only an empty stage allows (``line``): a main-timing request, or
           the chance recorded going to the turn player.
+        - ``missed``: the triggered requests above the one ``line`` resolves, which no
+          line of the log ever named (no trigger, stage or resolve line), were never
+          played: the table forgot them, and they are dropped (a trigger forgotten, not a
+          stage resolved out of order).
         - ``turn``: the turn that just started was played by another player (``line``
           names them): the same player took two turns in a row. Only before anyone
           decided anything in the turn, with the stage empty, and where the game can make
@@ -291,6 +295,26 @@ class CoreFlow:
                         f"{req.controller}: it went on as if it resolved with nothing "
                         "chosen, and the game is judged so from here.", seq=seq,
                         expected=f"resolve {req.id}", actual="skipped")
+            return True
+        if kind == "missed":
+            named = self.requests.get(line.request) if isinstance(line, Resolve) else None
+            if named is None or named not in self.stage or self.stage[-1] is named:
+                return False
+            above = self.stage[self.stage.index(named) + 1:]
+            if not all(r.triggered and r.provisional and not r.staged_in_log for r in above):
+                return False
+            for req in above:
+                self.stage.remove(req)
+                req.status = "dropped"
+                self.ledger.omit_of(req, Stage)  # the table never staged it
+            del self.findings[before:]
+            names = ", ".join(f"{r.action.name} ({r.id}) of {r.controller}" for r in above)
+            self.report("order.trigger-missed", "core[6-1]",
+                        f"The table never played {names}: no line names "
+                        f"{'it' if len(above) == 1 else 'them'}, and {named.id} "
+                        f"({named.action.name}), staged before, resolves here. The game is "
+                        "judged without it from here.", seq=seq,
+                        expected=f"resolve {above[-1].id}", actual="never played")
             return True
         if kind == "left":
             action = self.rules.action(line.action) if isinstance(line, Request) else None

@@ -179,7 +179,7 @@ def repair_at(flow: CoreFlow, pairs: Pairs, i: int, repairs: dict[int, str]) -> 
     if kind is not None and not isinstance(item, LineError):
         flow.repair(kind, item.seq, item)
 
-REPAIRS_ON_STAGE = ("skipped", "left")
+REPAIRS_ON_STAGE = ("skipped", "left", "missed")
 """How a table commonly goes on after a departure while the stage holds requests
 (:meth:`CoreFlow.repair`), tried in this order at a line that breaks a rule."""
 REPAIRS_AT_TURN_START = ("turn",)

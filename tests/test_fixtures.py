@@ -41,6 +41,9 @@ NOT_IN_LITE = {
     "order.instant-before-own-trigger",  # no lite instant has a cost that can trigger
     "order.trigger-instant-before-normal",  # lite never triggers both speeds at once
     "order.trigger-main-before-quick",  # lite never triggers both timings for one player
+    # Shown on edition data patched to list an action as not judged yet
+    # (test_blackpoker_extra.py): a fixture would break as soon as that action is judged.
+    "log.not-judged-yet",
 }
 
 def _log_of(expected: Path) -> Path:

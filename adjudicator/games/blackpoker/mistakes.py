@@ -13,6 +13,9 @@ on). The kinds (:data:`NATURAL_MISTAKES`):
 - ``skipped``: a triggered request the rules staged (a Block, a Damage Judgement; not a
   Draw, whose cards the simulator's hidden hands need) is never played:
   no line names it and play goes on as if it resolved with nothing chosen;
+- ``forgot``: a triggered request the rules staged above another request (充足 or 幻影
+  above an End, in the extra trumps) is forgotten: no line names it, the table passes and
+  resolves the request under it, and goes on without it;
 - ``turn``: the wrong player takes a turn: after an End, the player who ended the turn
   plays the next one too, and the turns go on alternating from there.
 
@@ -25,12 +28,12 @@ from __future__ import annotations
 
 import random
 
-from coreflow_judge.adjudicator.flow import CoreFlow
+from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow
 from coreflow_judge.adjudicator.games.blackpoker.simulate import _Simulator
 from coreflow_judge.events.models import LogLine, Request, Resolve, TurnStarted
 
 NATURAL_MISTAKES = {"left": "order.request-never-resolved", "skipped": "order.trigger-missed",
-                    "turn": "timing.turn-wrong-player"}
+                    "forgot": "order.trigger-missed", "turn": "timing.turn-wrong-player"}
 """Each kind of natural mistake, and the one finding the judge should give it."""
 
 
@@ -47,6 +50,14 @@ def _believe(flow: CoreFlow, kind: str, last: LogLine | None) -> str | None:
         again = next(p for p in flow.players if p != flow.turn_player)
         line = TurnStarted(seq=flow.next_seq, player=again, turn=flow.turn)
         return again if flow.repair("turn", flow.next_seq, line) else None
+    if kind == "forgot":  # whoever holds the chance: nobody names the request
+        if not _forgettable(flow):
+            return None
+        top = flow.stage[-1]
+        top.staged_in_log = False  # the table writes no line for it
+        top.provisional = True
+        under = Resolve(seq=flow.next_seq, request=flow.stage[-2].id, result="resolved")
+        return top.id if flow.repair("missed", flow.next_seq, under) else None
     if not flow.stage or flow.pending_decisions() or flow.chance != flow.turn_player:
         return None
     top = flow.stage[-1]
@@ -63,19 +74,30 @@ def _believe(flow: CoreFlow, kind: str, last: LogLine | None) -> str | None:
     return None
 
 
+def _forgettable(flow: CoreFlow) -> bool:
+    """A triggered request (not a Draw) on top of the stage, above another request, no
+    player has passed on yet, and nothing else pending."""
+    return len(flow.stage) >= 2 and not flow.pending_decisions() and not flow.passed and \
+        flow.stage[-1].triggered and not flow.stage[-1].passed_over and \
+        flow.stage[-1].action.id != "draw" and flow.chance not in (None, SYSTEM)
+
+
 def _an_opportunity(flow: CoreFlow, kind: str, last: LogLine | None) -> bool:
     """A moment where the mistake of ``kind`` could be made (counted to vary it)."""
     if kind == "turn":
         return flow.turn_untouched and flow.turn >= 2
+    if kind == "forgot":
+        return _forgettable(flow)
     return bool(flow.stage) and not flow.pending_decisions() and \
         flow.chance == flow.turn_player and (kind == "skipped" or isinstance(last, Resolve))
 
 
 def mistaken_game(kind: str, edition: str, seed: int, fmt: str = "lite",
-                  ) -> tuple[str | None, list[LogLine]]:
-    """A seeded game with one natural mistake of ``kind`` at a random moment (or none, if
-    the game never gave the chance): the id of the request it concerns, and the log."""
-    sim = _Simulator(edition, seed, fmt, 3000, f"mistake-{kind}-{seed}")
+                  frame: str | None = None) -> tuple[str | None, list[LogLine]]:
+    """A seeded game (of ``fmt``, in ``frame`` for 9.0) with one natural mistake of
+    ``kind`` at a random moment (or none, if the game never gave the chance): the id of the
+    request it concerns, and the log."""
+    sim = _Simulator(edition, seed, fmt, 3000, f"mistake-{kind}-{seed}", frame)
     flow = sim.flow
     wait = random.Random(seed).randint(0, 3)  # which opportunity: not always the first
     about: str | None = None
@@ -94,5 +116,8 @@ def mistaken_game(kind: str, edition: str, seed: int, fmt: str = "lite",
     if kind == "skipped" and about is not None:  # the table never wrote its staging
         log = [ln for ln in log if not (ln.type == "stage" and getattr(ln, "request", None)
                                         == about)]
+        log = [ln.model_copy(update={"seq": i}) for i, ln in enumerate(log, start=1)]
+    if kind == "forgot" and about is not None:  # no line names it: not its trigger either
+        log = [ln for ln in log if getattr(ln, "request", None) != about]
         log = [ln.model_copy(update={"seq": i}) for i, ln in enumerate(log, start=1)]
     return about, log
