@@ -785,7 +785,10 @@ class Resolving:
                     self._apply_as_played(extra, unmatched)
                     return
         counted = [o for o in unmatched if o["op"] in ("damage", "draw")]
-        miscount = [t for t in extra if counted and t.get("op") == counted[0]["op"]]
+        # Another count of the same damage or draw (to the same player: a damage recorded
+        # to the other player is a different effect, not a miscount).
+        miscount = [t for t in extra if counted and t.get("op") == counted[0]["op"]
+                    and t.get("player") == counted[0].get("player")]
         if miscount:
             o = counted[0]
             wanted = self.cut_short.get((o["op"], str(o.get("player"))))
