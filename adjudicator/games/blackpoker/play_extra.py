@@ -78,7 +78,10 @@ class ExtraPlay(Simulator):
 
     def quick_weights(self) -> dict[str, float]:
         weights = super().quick_weights()
-        weights.update(self._extra_sensible(EXTRA_QUICK))
+        # Only what has quick timing in this edition (リセット: 6.1 main, 9.0 quick).
+        weights.update({a: w for a, w in self._extra_sensible(EXTRA_QUICK).items()
+                        if a not in self.rules.actions
+                        or self.rules.actions[a].timing == "quick"})
         return weights
 
     def _extra_sensible(self, weights: dict[str, float]) -> dict[str, float]:
