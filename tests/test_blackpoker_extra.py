@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules, load_edition
 from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 from coreflow_judge.adjudicator.judge import judge_lines

@@ -14,7 +14,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from coreflow_judge.adjudicator.games.blackpoker import schema
 from coreflow_judge.adjudicator.games.blackpoker.rules import STEPS, BlackPokerRules, load_edition
 from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game

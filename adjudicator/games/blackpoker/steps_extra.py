@@ -716,7 +716,7 @@ class ExtraSteps(Resolving):
         if step.get("same_suit"):
             suits = self.r.character_suits(ch)
             able = [c for c in b.graveyard
-                    if (card := parse_card(c)) is not None and card.suit in suits]
+                    if (face := parse_card(c)) is not None and face.suit in suits]
             what = f"a card of {ch.ref}'s suit ({', '.join(sorted(suits)) or 'none'})"
         else:
             able = [c for c in b.graveyard if self.r.card_fits(c, step["card"])]
