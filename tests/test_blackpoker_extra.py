@@ -183,8 +183,20 @@ def test_nine_trump_actions_exist_only_with_the_extra_frame() -> None:
     assert pack <= set(framed.actions) and not pack & set(plain.actions)
 
 
-def test_a_nine_trump_whose_ability_is_not_judged_yet_warns_when_opened() -> None:
-    """喪失 (♢5) turning face up: its 9.0 ability is not judged yet, a warning says so."""
+def test_a_nine_trump_whose_ability_is_not_judged_yet_warns_when_opened(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trump the frame lists as not judged yet turning face up is one warning (X12):
+    shown on the edition data with ♢5 listed (no shipped trump is, today: XT1-XT9)."""
+    from coreflow_judge.adjudicator.games.blackpoker import rules as rules_module
+
+    shipped = rules_module.load_edition
+
+    def loss_not_judged(edition: str) -> dict[str, Any]:
+        data = copy.deepcopy(shipped(edition))
+        data["frames"]["extra"]["not_judged_yet"]["D5"] = "patched for the test"
+        return data
+
+    monkeypatch.setattr(rules_module, "load_edition", loss_not_judged)
     opened = _nine_extra("extra", {"alice": ["D5"]}, [
         {"type": "request", "request": "a1", "player": "alice", "action": "quick_open",
          "key_cards": [], "costs": [{"kind": "D", "ref": "alice:C2"},

@@ -286,7 +286,9 @@ class Simulator:
                     return
                 choices: dict[str, Any] | None = None
                 if "card" in (data.get("choices") or []):
-                    spare = [c for c in hand if c not in keys]
+                    # Neither a key card nor a card discarded for $D (one card, one use).
+                    paid = {c["ref"].partition(":")[2] for c in costs if c["kind"] == "D"}
+                    spare = [c for c in hand if c not in keys and c not in paid]
                     if not spare:
                         return
                     choices = {"card": f"{player}:{rng.choice(spare)}"}

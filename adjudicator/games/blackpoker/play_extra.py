@@ -15,7 +15,7 @@ from typing import Any
 
 from coreflow_judge.adjudicator.flow import Req
 from coreflow_judge.adjudicator.game import ActionDef
-from coreflow_judge.adjudicator.games.blackpoker.cards import card_of, number
+from coreflow_judge.adjudicator.games.blackpoker.cards import card_of, number, parse_card
 from coreflow_judge.adjudicator.games.blackpoker.play import CARDS, Feed, Simulator
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules, load_edition
 from coreflow_judge.adjudicator.games.blackpoker.steps_extra import strategist_may_negate
@@ -31,6 +31,7 @@ EXTRA_MAIN: dict[str, float] = {
     "summon_giant": 0.8, "reanimate": 0.5, "destroy_bulwark": 0.5, "sweep": 0.8,
     "foresight": 3, "repair": 0.8,
     "main_open": 3,  # 9.0's オープン at main timing
+    "phantom_reverse": 0.6,  # 9.0's: a bulwark of the ファントム owner becomes a soldier
 }
 EXTRA_QUICK: dict[str, float] = {
     "close": 0.6, "trump_destroy": 0.6, "instant_kill": 0.5, "negotiate": 0.6,
@@ -40,6 +41,7 @@ EXTRA_QUICK: dict[str, float] = {
     "quick_open": 1, "quick_intimidate": 0.5, "quick_set_bulwark": 0.5,
     "quick_soldier_summon_spade": 0.5, "quick_soldier_summon_heart": 0.5,
     "quick_soldier_summon_diamond": 0.5, "quick_soldier_summon_club": 0.5,
+    "allure": 0.6, "lethargy": 0.8, "reset": 0.3,
 }
 DECK_BOUND = frozenset({"reinforcement", "bulwark_addition", "drain", "salvation",
                         "summon_dark_lord", "summon_giant", "foresight"})
@@ -76,7 +78,10 @@ class ExtraPlay(Simulator):
 
     def quick_weights(self) -> dict[str, float]:
         weights = super().quick_weights()
-        weights.update(self._extra_sensible(EXTRA_QUICK))
+        # Only what has quick timing in this edition (リセット: 6.1 main, 9.0 quick).
+        weights.update({a: w for a, w in self._extra_sensible(EXTRA_QUICK).items()
+                        if a not in self.rules.actions
+                        or self.rules.actions[a].timing == "quick"})
         return weights
 
     def _extra_sensible(self, weights: dict[str, float]) -> dict[str, float]:
@@ -91,18 +96,26 @@ class ExtraPlay(Simulator):
         if self.remaining[player] is not None:
             for aid in DECK_BOUND:
                 out.pop(aid, None)
+        if any(rem is not None for rem in self.remaining.values()):
+            out.pop("salvation", None)  # it puts either player's soldiers on their deck
+        if any(r.action.id == "change_target" for r in self.flow.stage):
+            # 9.0 リセット (instant) would empty the field under a waiting 対象変更, whose
+            # player this simulator cannot leave without a new target.
+            out.pop("reset", None)
         return out
 
     def _candidates(self, player: str, action: ActionDef) -> Iterator[Request]:
         if not action.data.get("originated"):
             yield from super()._candidates(player, action)
             return
-        # A soldier-originated action: the driven soldier is its cost.
-        soldiers = [ch for ch in self._board(player).field
-                    if self.rules.data["characters"][ch.kind]["kind"] == "soldier"
-                    and ch.state == "charge"]
-        self.rng.shuffle(soldiers)
-        for ch in soldiers:
+        # A soldier-originated action: the driven soldier (9.0 ファントムリバース: the
+        # bulwark) is its cost.
+        kind = self.rules.originator_kind(action)
+        units = [ch for ch in self._board(player).field
+                 if self.rules.data["characters"][ch.kind]["kind"] == kind
+                 and ch.state == "charge"]
+        self.rng.shuffle(units)
+        for ch in units:
             for target in self._target_options(player, action):
                 yield Request(seq=self.flow.next_seq, request="candidate", player=player,
                               action=action.id, costs=[Cost(kind="C", ref=ch.ref)],
@@ -127,6 +140,13 @@ class ExtraPlay(Simulator):
         own = [ch for ch in self._board(player).field
                if self.rules.data["characters"][ch.kind]["kind"] == "soldier"]
         return self.targets_slash(player) if own else []  # it needs a soldier to send
+
+    targets_allure = targets_slash  # 9.0 誘惑: an opponent's soldier back to the hand
+
+    def targets_lethargy(self, player: str) -> list[list[str]]:
+        """9.0 虚脱: an opponent's character in drive state."""
+        opp = self._opponent(player)
+        return [[ch.ref] for ch in self._board(opp).field if ch.state == "drive"]
 
     def targets_encourage(self, player: str) -> list[list[str]]:
         return [[ch.ref] for ch in self._board(player).field
@@ -316,11 +336,36 @@ class ExtraPlay(Simulator):
 
     def choose_repair(self, req: Req, choices: dict[str, Any], item: Feed
                       ) -> list[LogEffect] | None:
-        pattern = req.action.data["effect"][0]["card"]
-        able = [c for c in self._board(req.controller).graveyard
-                if self.rules.card_fits(c, pattern)]
+        step = req.action.data["effect"][0]
+        target = self.rules.find(req.targets[0]) if req.targets else None
+        if step.get("same_suit"):  # 9.0: a card of the target's suit
+            suits = self.rules.character_suits(target) if target is not None else set()
+            able = [c for c in self._board(req.controller).graveyard
+                    if (card := parse_card(c)) is not None and card.suit in suits]
+        else:
+            able = [c for c in self._board(req.controller).graveyard
+                    if self.rules.card_fits(c, step["card"])]
         if able:  # one must be chosen while there is one (docs/decisions.md E13)
             choices["card"] = f"{req.controller}:{self.rng.choice(able)}"
+        return None
+
+    def choose_reset(self, req: Req, choices: dict[str, Any], item: Feed
+                     ) -> list[LogEffect] | None:
+        """9.0 リセット: the opponent discards two hand cards, or not, to bury ♣8."""
+        ransom = next((s for s in req.action.data["effect"] if s["step"] == "reset_ransom"),
+                      None)
+        if ransom is None:
+            return None
+        opp = self._opponent(req.controller)
+        hand = self._hand(opp)
+        count = int(ransom["count"])
+        if len(hand) >= count and self.rng.random() < 0.5:
+            self.rng.shuffle(hand)
+            chosen = hand[:count]
+            choices["discard"] = [f"{opp}:{c}" for c in chosen]
+            item.used = {opp: chosen}
+        else:
+            choices["discard"] = []
         return None
 
     def choose_salvation(self, req: Req, choices: dict[str, Any], item: Feed

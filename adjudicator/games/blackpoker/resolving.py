@@ -239,6 +239,13 @@ class Resolving:
         tp = self.flow.turn_player
         if tp is None:
             return
+        barred = self.r.rule_in_force("no_charge")
+        if barred:
+            # 9.0 喪失 (♢5 face up, either player's): no Charge puts a character into charge
+            # state; the Draw still follows.
+            self.why.append(f"{' and '.join(barred)}'s 喪失 is face up: no player's Charge "
+                            "charges a character")
+            return
         if self.r.rule_in_force("loss", tp) and sum(
                 ch.kind == "bulwark" and ch.state == "charge"
                 for ch in self.r.boards[tp].field) >= 2:
@@ -448,6 +455,12 @@ class Resolving:
                 if kills:
                     self._destroy(att)
                 self._destroy(bw)
+                if bw not in self.r.boards[bw.owner].field:  # 9.0 要塞: 反撃
+                    self.triggers += [
+                        TriggerSpec(t.action, bw.ref, bw.owner,
+                                    facts={"attacker_owner": att.owner})
+                        for t in self.r.trump_triggers(bw.owner, "blocking_bulwark_lost",
+                                                       bw.ref)]
                 continue
             sizes = [self.r.size(c) for c in bl]
             if asize is None or any(s is None for s in sizes):
@@ -772,7 +785,10 @@ class Resolving:
                     self._apply_as_played(extra, unmatched)
                     return
         counted = [o for o in unmatched if o["op"] in ("damage", "draw")]
-        miscount = [t for t in extra if counted and t.get("op") == counted[0]["op"]]
+        # Another count of the same damage or draw (to the same player: a damage recorded
+        # to the other player is a different effect, not a miscount).
+        miscount = [t for t in extra if counted and t.get("op") == counted[0]["op"]
+                    and t.get("player") == counted[0].get("player")]
         if miscount:
             o = counted[0]
             wanted = self.cut_short.get((o["op"], str(o.get("player"))))

@@ -956,6 +956,8 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             return "not a soldier"
         if kind == "bulwark" and ckind != "bulwark":
             return "not a bulwark"
+        if spec.get("state") and ch.state != spec["state"]:  # 9.0 虚脱: a driven character
+            return f"in {ch.state} state: the target must be in {spec['state']} state"
         if spec.get("same_suit_as_key") and keys:
             key = parse_card(keys[0])
             suits = {parse_card(c).suit for c in ch.cards if parse_card(c)}  # type: ignore[union-attr]

@@ -37,7 +37,8 @@ CONTROLLERS = frozenset({"turn_player", "requester_of_source", "owner"})
 TARGET_KINDS = frozenset({"player", "request", "character", "soldier", "bulwark", "trump"})
 TARGET_KEYS = frozenset({"kind", "owner", "relation", "key_card_count", "same_suit_as_key",
                          "action", "not_self", "immune_flag", "has_target", "contains",
-                         "face_up"})
+                         "face_up", "state"})
+TARGET_STATES = frozenset({"charge", "drive"})
 KEY_KEYS = frozenset({"cards", "same_suit", "same_rank", "rank_set", "count", "from"})
 PATTERN_KEYS = frozenset({"suits", "ranks", "joker", "any"})
 SUITS = frozenset("SHDC")
@@ -49,8 +50,10 @@ CHARACTER_KEYS = frozenset({"name_ja", "kind", "size", "haste", "next_generation
                             "bulwark_proof"})
 GRANT_KEYS = frozenset({"action", "free", "virtual_keys", "needs_empty_stage"})
 TRUMP_KEYS = frozenset({"name", "grants", "triggers", "originator", "rule", "character"})
-TRUMP_RULES = frozenset({"revolution", "fortress", "loss"})
-ABILITY_EVENTS = frozenset({"own_end", "opponent_discards", "enabled", "unblocked_attacker"})
+TRUMP_RULES = frozenset({"revolution", "fortress", "loss", "no_charge"})
+ABILITY_EVENTS = frozenset({"own_end", "opponent_discards", "enabled", "unblocked_attacker",
+                            "blocking_bulwark_lost"})
+ORIGINATOR_KEYS = frozenset({"suits", "kind"})
 CHARACTER_KINDS = frozenset({"soldier", "bulwark"})
 SIZE_RULES = frozenset({"printed", "sum", "none", "fixed"})
 ABILITY_KEYS = frozenset({"name", "scope", "stat", "op", "amount", "letters", "applies"})
@@ -152,8 +155,11 @@ def check(data: Mapping[str, Any], steps: Iterable[str]) -> None:
                 "an action of this edition")
         unknown("trumps", card, ".rule", [t["rule"]] if "rule" in t else [], TRUMP_RULES,
                 "a rule a trump changes")
-        unknown("trumps", card, ".originator.suits", (t.get("originator") or {}).get(
-            "suits", []), SUITS, "a suit")
+        origin = t.get("originator") or {}
+        unknown("trumps", card, ".originator", origin, ORIGINATOR_KEYS, "an originator field")
+        unknown("trumps", card, ".originator.suits", origin.get("suits", []), SUITS, "a suit")
+        unknown("trumps", card, ".originator.kind", [origin["kind"]] if "kind" in origin
+                else [], CHARACTER_KINDS, "a kind of character")
         if "character" in t:
             unknown("trumps", card, ".character", [t["character"]], frozenset(chars),
                     "a character of this edition")
@@ -200,6 +206,9 @@ def check(data: Mapping[str, Any], steps: Iterable[str]) -> None:
             if "action" in target:
                 unknown("actions", aid, ".target.action", [target["action"]],
                         frozenset(actions), "an action of this edition")
+            if "state" in target:
+                unknown("actions", aid, ".target.state", [target["state"]], TARGET_STATES,
+                        "a character's state")
         effect = a.get("effect")
         if not isinstance(effect, list):
             fail("actions", aid, ".effect", "an action's effect is a list of steps")

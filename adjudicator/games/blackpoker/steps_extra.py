@@ -474,6 +474,46 @@ class ExtraSteps(Resolving):
             op="add", amount=int(n), character=ch.ref, until="end_of_turn"))
         self.emit(op="size", character=ch.ref, delta=int(n), until="end_of_turn")
 
+    def step_return_target_to_hand(self, step: dict[str, Any]) -> None:
+        """誘惑: the target soldier returns to its owner's hand (all its cards)."""
+        ch = self.target_char()
+        if ch is None:
+            return
+        for card in ch.cards:
+            self.emit(op="move", card=f"{ch.owner}:{card}", **{"from": "field"}, to="hand")
+        self.triggers += self.r._leave_field(ch, "hand")
+
+    def step_turn_down_trump(self, step: dict[str, Any]) -> None:
+        """追撃 3: the controller's ``trump`` turns face down (if it is face up)."""
+        player = self.req.controller
+        trump = self._own_trump(player, step["trump"])
+        if trump is None or not trump.face_up:
+            self.why.append(f"{step['trump']} is not face up among {player}'s trumps")
+            return
+        self._flip(player, trump, False)
+
+    def step_key_unit_to_soldier(self, step: dict[str, Any]) -> None:
+        """ファントムリバース: the bulwark driven to start it (its key unit) becomes a
+        soldier, face up, in charge state; abilities it received end."""
+        ch = self.r.find(str(self.req.data.get("originator", "")))
+        if ch is None or ch.kind != "bulwark":
+            self.why.append("the key unit is no longer a bulwark on the field")
+            return
+        card = ch.cards[0]
+        shown = next((card_of(str(c)) for d in self.claims if d.get("op") == "transform"
+                      for c in d.get("cards") or []), None)
+        if card == UNKNOWN and shown:
+            card = shown
+            ch.cards[0] = card
+        self.r.end_abilities("end_of_turn", character=ch.ref)
+        ch.kind = self.r.character_for(ch.cards)
+        ch.face_down = False
+        self.emit(op="transform", character=ch.ref, to="soldier",
+                  cards=[f"{ch.owner}:{card}"])
+        if ch.state != "charge":
+            ch.state = "charge"
+            self.emit(op="charge", character=ch.ref)
+
     def step_armistice(self, step: dict[str, Any]) -> None:
         """休戦: the targeted Attack has no effect (it leaves the stage, as 停戦's target:
         docs/decisions.md), the controller's ♡4 trump turns face down, and every character
@@ -656,36 +696,51 @@ class ExtraSteps(Resolving):
             self._damage(player, int(step["amount"]))
 
     def step_repair(self, step: dict[str, Any]) -> None:
-        """修繕: if the target can be equipped, a ♢J-K of the controller's graveyard (choice
-        ``card``) starts 装備 without cost on it (the card its key card), and the chance
-        passes; with no such card the target goes to the graveyard."""
+        """修繕: if the target can be the target of 装備, a card of the controller's
+        graveyard (choice ``card``) starts 装備 without cost on it (the card its key card);
+        with no such card the target goes to the graveyard. The card: 6.1 a ♢J-K (the
+        step's ``card`` pattern); 9.0 (``same_suit``) any card of the target's suit. 6.1
+        then passes the chance; 9.0 (``passes_chance: false``) does not."""
         ch = self.target_char()
         player = self.req.controller
         if ch is None:
             return
-        if "mount" in self.r.data["characters"][ch.kind].get("immune", ()):
-            self.why.append(f"{ch.ref} cannot be equipped")
+        mount = self.r.actions.get("mount")
+        spec = (mount.data.get("target") if mount is not None else None) or {}
+        why = self.r._target_problem(self.flow, spec, ch.ref, player, [], None, "mount") \
+            if spec else None
+        if why is not None:
+            self.why.append(f"{ch.ref} cannot be the target of 装備 ({why})")
             return
         b = self.r.boards[player]
-        able = [c for c in b.graveyard if self.r.card_fits(c, step["card"])]
+        if step.get("same_suit"):
+            suits = self.r.character_suits(ch)
+            able = [c for c in b.graveyard
+                    if (face := parse_card(c)) is not None and face.suit in suits]
+            what = f"a card of {ch.ref}'s suit ({', '.join(sorted(suits)) or 'none'})"
+        else:
+            able = [c for c in b.graveyard if self.r.card_fits(c, step["card"])]
+            what = f"a {self.r._pattern_text([step['card']])}"
         raw = self.choices.get("card")
         if raw is None:
             if able:
-                self.rep("legality.choice-invalid", "bp6.2", f"修繕 must choose a ♢J-K of "
+                self.rep("legality.choice-invalid", "bp6.2", f"修繕 must choose {what} in "
                          f"{player}'s graveyard while one is there ({', '.join(able)}).",
                          expected=able, actual=None)
                 return
             self._destroy(ch)
             return
         card = card_of(str(raw))
-        if card not in able:
+        parts = split_ref(str(raw))
+        if card not in able or (parts is not None and parts[0] != player):
             self.rep("legality.choice-invalid", "bp6.2",
-                     f"{raw} is not a ♢J-K in {player}'s graveyard.", actual=raw)
+                     f"{raw} is not {what} in {player}'s graveyard.", expected=able,
+                     actual=raw)
             return
         b.graveyard.remove(card)
         self.triggers.append(TriggerSpec("mount", self.req.id, player, targets=(ch.ref,),
                                          key_cards=(f"{player}:{card}",)))
-        self.pass_chance = True
+        self.pass_chance = bool(step.get("passes_chance", True))
 
     # ------------------------------------------------------------------ 策士
     def step_strategist_negate(self, step: dict[str, Any]) -> None:
@@ -826,6 +881,48 @@ class ExtraSteps(Resolving):
             for t in self.r.boards[p].trumps:
                 if t.face_up:
                     self._flip(p, t, False)
+
+    def step_reset_ransom(self, step: dict[str, Any]) -> None:
+        """9.0 リセット 3: the opponent may discard ``count`` hand cards (choice ``discard``:
+        those cards, or none); if they did, the controller's face-down ♣8 (``trump``) goes
+        to the graveyard."""
+        player = self.req.controller
+        opp = self.flow.next_player(player)
+        want = int(step["count"])
+        raw = self.choices.get("discard")
+        cards = [card_of(str(c)) for c in raw] if isinstance(raw, list) else []
+        if raw is None:
+            claimed = [card_of(str(c)) for d in self.claims if d.get("op") == "discard"
+                       and d.get("player") == opp for c in d.get("cards") or []]
+            cards = claimed  # not recorded: declined, unless the effects show the discard
+        if (raw is not None and not isinstance(raw, list)) or len(cards) not in (0, want):
+            self.rep("legality.choice-invalid", "bp6.2", f"リセット: {opp} may discard "
+                     f"{want} cards or none.", expected=[0, want], actual=raw)
+            return
+        for c in cards:
+            if c != UNKNOWN and not self.r.boards[opp].hand_may_hold(c):
+                self.rep("legality.choice-invalid", "bp6.2", f"{c} is not in {opp}'s hand.",
+                         actual=c)
+                return
+        if not cards:
+            self.why.append(f"{opp} discarded nothing, so {step['trump']} stays")
+            return
+        self._discard(opp, cards)
+        b = self.r.boards[player]
+        trump = self._own_trump(player, step["trump"])
+        if trump is None or trump.face_up:
+            self.why.append(f"{step['trump']} is not among {player}'s face-down trumps")
+            return
+        b.trumps.remove(trump)
+        b.graveyard.append(trump.card)
+        self.emit(op="move", card=f"{player}:{trump.card}", **{"from": "trump"},
+                  to="graveyard")
+
+    def step_damage_attacker_owner(self, step: dict[str, Any]) -> None:
+        """反撃: the owner of the attacker the bulwark blocked takes ``amount`` damage."""
+        who = self.req.data.get("attacker_owner")
+        if who in self.r.boards:
+            self._damage(str(who), int(step["amount"]))
 
     def step_last_ditch(self, step: dict[str, Any]) -> None:
         """悪あがき: the targeted request leaves the stage, its key cards to the graveyard;

@@ -196,22 +196,33 @@ class TrumpRules:
         """The character a request names as its originator (its ``C`` cost)."""
         return next((c.ref for c in line.costs if c.kind == "C"), None)
 
+    def originator_kind(self, action: ActionDef) -> str:
+        """The kind of unit driven to start ``action`` (its key unit): a soldier, unless
+        the trump granting it says otherwise (9.0 ファントム: a bulwark)."""
+        for card in self.granted_by_trumps(action.id):
+            kind = (self.trump_data[card].get("originator") or {}).get("kind")
+            if kind is not None:
+                return str(kind)
+        return "soldier"
+
     def originator_problem(self, flow: CoreFlow, line: Request, action: ActionDef
                            ) -> tuple[str, str] | None:
         """Why the originating character named by the ``C`` cost cannot start ``action``
         now: (finding code, message); None when it can. The originator must be the
-        requester's soldier, in charge state, granted the action by a face-up trump (its
-        suit) or by its own ability."""
+        requester's soldier (or the kind the trump names: :meth:`originator_kind`), in
+        charge state, granted the action by a face-up trump (its suit) or by its own
+        ability."""
+        kind = self.originator_kind(action)
         ref = self.originator(line)
         if ref is None:
-            return ("legality.cost-unpaid", f"{action.name} is started by driving a soldier: "
+            return ("legality.cost-unpaid", f"{action.name} is started by driving a {kind}: "
                     "the request names none (a cost {\"kind\": \"C\", \"ref\": ...}).")
         ch = self.find(ref)
         if ch is None or ch.owner != line.player:
             return ("legality.cost-unpaid", f"{ref} is not a character of {line.player} on "
                     "the field.")
-        if self.character_data(ch)["kind"] != "soldier":
-            return ("legality.cost-unpaid", f"{ref} is not a soldier.")
+        if self.character_data(ch)["kind"] != kind:
+            return ("legality.cost-unpaid", f"{ref} is not a {kind}.")
         if ch.state != "charge":
             return ("legality.cost-unpaid", f"{ref} is in drive state: it cannot be driven "
                     f"to start {action.name}.")
@@ -236,9 +247,9 @@ class TrumpRules:
         if not any(self.face_up(line.player, c) for c in cards):
             why = f"no such trump of {line.player} is face up"
         else:
-            why = f"{ref} is not a soldier of the suit it reaches"
+            why = f"{ref} is not a {kind} of the suit it reaches"
         return ("legality.ability-not-in-force", f"{action.name} is started by driving a "
-                f"soldier under the ability of the trump {names}: {why}.")
+                f"{kind} under the ability of the trump {names}: {why}.")
 
     def grant_findings(self, flow: CoreFlow, line: Request, action: ActionDef
                        ) -> list[Finding]:
