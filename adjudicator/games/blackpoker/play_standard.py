@@ -141,10 +141,15 @@ class StandardPlay(Simulator):
         spec = target.action.data.get("target") or {}
         keys = [card_of(k) for k in target.key_cards]
         options = [ch.ref for ch in self._characters()] + [r.id for r in self.flow.stage] \
-            + list(self.flow.players)
+            + list(self.flow.players) + [req.id]
         self.rng.shuffle(options)
         for new in options:
             if new == target.targets[0]:
+                continue
+            if new == req.id:  # the 対象変更 itself, where the action targets a request
+                if spec.get("kind") == "request":
+                    choices["target"] = new
+                    return None
                 continue
             if self.rules._target_problem(self.flow, spec, new, target.controller, keys,
                                           target.id) is None:

@@ -7,7 +7,7 @@ that a log's ``resolve.effects`` may claim.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coreflow_judge.adjudicator.games.blackpoker.board import Character
 from coreflow_judge.adjudicator.games.blackpoker.cards import (
@@ -17,6 +17,9 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     split_ref,
 )
 from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
+
+if TYPE_CHECKING:
+    from coreflow_judge.adjudicator.request import Req
 
 
 class StandardSteps(Resolving):
@@ -240,12 +243,18 @@ class StandardSteps(Resolving):
             return
         spec = target.action.data.get("target")
         keys = [card_of(k) for k in target.key_cards]
-        if str(new) == self.req.id:  # this request itself: allowed where a request may be
-            why = None if spec is not None and spec.get("kind") == "request" else \
-                "that action does not target a request"
-        else:
-            why = None if spec is None else self.r._target_problem(
-                self.flow, spec, str(new), target.controller, keys, target.id)
+        if str(new) == target.targets[0]:
+            # The same target: no change. Allowed only when the action can take no other
+            # target (the effect does what it can: nothing; docs/decisions.md, 対象変更).
+            other = next((t for t in self._target_candidates()
+                          if t != new and self._target_why(spec, t, target, keys) is None),
+                         None)
+            if other is not None:
+                self.rep("legality.choice-invalid", "bp6.2",
+                         f"対象変更 changes the target of {target.id}: {other} could be its "
+                         f"target, so it cannot stay {new}.", actual=new, expected=other)
+            return
+        why = self._target_why(spec, str(new), target, keys)
         if why is not None:
             self.rep("legality.choice-invalid", "bp6.2",
                      f"{new} cannot be the target of {target.id} ({target.action.name}): "
@@ -256,6 +265,21 @@ class StandardSteps(Resolving):
             target.targets[0] = str(new)
             if spec is not None and spec.get("kind") not in ("player", "request"):
                 self.r.mark_target(target)
+
+    def _target_why(self, spec: dict[str, Any] | None, new: str, target: Req,
+                    keys: list[str]) -> str | None:
+        """Why ``new`` cannot be ``target``'s target (None: it can)."""
+        if new == self.req.id:  # this request itself: allowed where a request may be
+            return None if spec is not None and spec.get("kind") == "request" else \
+                "that action does not target a request"
+        return None if spec is None else self.r._target_problem(
+            self.flow, spec, new, target.controller, keys, target.id)
+
+    def _target_candidates(self) -> list[str]:
+        """Everything a target may name: the characters on the field, the requests on
+        the stage (this one included) and the players."""
+        fields = [ch.ref for b in self.r.boards.values() for ch in b.field]
+        return fields + [r.id for r in self.flow.stage] + [self.req.id] + list(self.flow.players)
 
     # ------------------------------------------------------------------ リバース
     def step_reverse(self, step: dict[str, Any]) -> None:
