@@ -98,10 +98,6 @@ class ExtraPlay(Simulator):
                 out.pop(aid, None)
         if any(rem is not None for rem in self.remaining.values()):
             out.pop("salvation", None)  # it puts either player's soldiers on their deck
-        if any(r.action.id == "change_target" for r in self.flow.stage):
-            # 9.0 リセット (instant) would empty the field under a waiting 対象変更, whose
-            # player this simulator cannot leave without a new target.
-            out.pop("reset", None)
         return out
 
     def _candidates(self, player: str, action: ActionDef) -> Iterator[Request]:
