@@ -85,7 +85,8 @@ def test_the_next_step_weighs_conditions_and_granting_trumps() -> None:
     assert f.next is not None and f.next.holder == "alice"
     offered = {a.action for a in f.next.requests}
     assert {"main_open", "quick_open", "end"} <= offered
-    assert not {"pack_open", "rare_draw", "rare_summon", "drain", "instant_kill"} & offered
+    assert not {"pack_open", "rare_draw", "rare_summon", "trap_counter", "drain",
+                "instant_kill"} & offered
 
 
 def test_a_resolve_before_every_player_passed_names_the_holder_who_had_to_pass() -> None:

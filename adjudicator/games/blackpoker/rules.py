@@ -625,11 +625,16 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
 
     # ------------------------------------------------------------------ requesting
     def table_allows(self, flow: CoreFlow, line: Request, action: ActionDef) -> bool:
-        """A face-up trump grants the action (the extra trumps) and its condition on the
-        table holds (the frames' pack not opened, life at most 9): the parts of
-        :meth:`request_findings` that need no key card, cost or target."""
+        """A face-up trump grants the action (the extra trumps), its condition on the
+        table holds (the frames' pack not opened, life at most 9) and, for a key card taken
+        from the rare card zone, one is left there: the parts of :meth:`request_findings`
+        that need no key card, cost or target, and read only what every player sees."""
         if action.data.get("originated"):
             return True  # started by a soldier the request names: not known before it
+        key = action.data.get("key") or {}
+        board = self.boards.get(line.player)
+        if key.get("from") == "rare" and board is not None and not board.rare:
+            return False  # its key card is a rare card, and none is left (a public count)
         return not (self.grant_findings(flow, line, action)
                     or self.condition_findings(flow, line, action))
 
