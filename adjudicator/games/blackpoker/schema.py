@@ -50,7 +50,8 @@ CHARACTER_KEYS = frozenset({"name_ja", "kind", "size", "haste", "next_generation
 GRANT_KEYS = frozenset({"action", "free", "virtual_keys", "needs_empty_stage"})
 TRUMP_KEYS = frozenset({"name", "grants", "triggers", "originator", "rule", "character"})
 TRUMP_RULES = frozenset({"revolution", "fortress", "loss"})
-ABILITY_EVENTS = frozenset({"own_end", "opponent_discards", "enabled", "unblocked_attacker"})
+ABILITY_EVENTS = frozenset({"own_end", "opponent_discards", "enabled", "unblocked_attacker",
+                            "field_to_graveyard"})
 CHARACTER_KINDS = frozenset({"soldier", "bulwark"})
 SIZE_RULES = frozenset({"printed", "sum", "none", "fixed"})
 ABILITY_KEYS = frozenset({"name", "scope", "stat", "op", "amount", "letters", "applies"})
