@@ -286,7 +286,8 @@ class Simulator:
                     return
                 choices: dict[str, Any] | None = None
                 if "card" in (data.get("choices") or []):
-                    spare = [c for c in hand if c not in keys]
+                    paid = {_face(c["ref"]) for c in costs if c["kind"] == "D"}
+                    spare = [c for c in hand if c not in keys and c not in paid]
                     if not spare:
                         return
                     choices = {"card": f"{player}:{rng.choice(spare)}"}

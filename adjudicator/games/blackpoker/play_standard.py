@@ -150,5 +150,8 @@ class StandardPlay(Simulator):
                                           target.id) is None:
                 choices["target"] = new
                 return None
-        choices["target"] = target.targets[0]  # nothing else is legal: the same target
+        if self.rules._target_problem(self.flow, spec, target.targets[0], target.controller,
+                                      keys, target.id) is None:
+            choices["target"] = target.targets[0]  # nothing else is legal: the same target
+        # else not even that one (a 9.0 trump closed since): there is no target to name
         return None
