@@ -236,10 +236,10 @@ def test_dark_whisper_before_a_normal_trigger_of_the_same_end() -> None:
                  "controller": "alice"},
                 {"type": "trigger", "request": "t2", "action": "illusion", "source": "a3",
                  "controller": "alice"}]
-    illusion = [{"type": "pass", "player": "alice"}, {"type": "pass", "player": "bob"},
-                {"type": "resolve", "request": "t2", "result": "resolved",
-                 "choices": {"soldiers": []}}]
-    stage = {"type": "stage", "request": "t2"}
+    illusion: list[dict[str, Any]] = [
+        {"type": "pass", "player": "alice"}, {"type": "pass", "player": "bob"},
+        {"type": "resolve", "request": "t2", "result": "resolved", "choices": {"soldiers": []}}]
+    stage: dict[str, Any] = {"type": "stage", "request": "t2"}
     assert _judge([*head, *triggers, whisper, stage, *illusion]) == []
     found = _judge([*head, *triggers, stage, whisper, *illusion])
     assert found == [("order.trigger-instant-before-normal", 14, "error")]
