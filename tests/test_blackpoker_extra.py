@@ -170,9 +170,14 @@ def test_nine_trump_actions_exist_only_with_the_extra_frame() -> None:
     assert framed.trumps_in_play and framed.trump_data["S2"]["name"] == "スラッシュ"
     trump_ops = {"quick_open", "main_open", "close", "trump_destroy"}
     assert trump_ops <= set(framed.actions) and not trump_ops & set(plain.actions)
-    # Each judged frame action is a trump operation or granted by a trump.
+    # Each judged frame action is a trump operation, granted by a trump, or started by a
+    # trump character (its key unit's actions, the requests it triggers).
     data = load_edition("9.0")
     granted = {a for t in data["trumps"].values() for a in t.get("grants", ())}
+    for kind in {t["character"] for t in data["trumps"].values() if "character" in t}:
+        spec = data["characters"][kind]
+        granted |= {g["action"] for g in spec.get("grants", ())}
+        granted |= {t["action"] for t in spec.get("triggers", ())}
     frame_actions = {a for a, d in framed.actions.items() if "frames" in d.data}
     assert frame_actions - trump_ops - {"pack_open", "rare_draw", "rare_summon",
                                         "trap_counter"} == granted

@@ -155,5 +155,7 @@ class StandardPlay(Simulator):
                                           target.id) is None:
                 choices["target"] = new
                 return None
-        choices["target"] = target.targets[0]  # nothing else is legal: the same target
+        # Nothing else can be its target: the same target is recorded, no change (even if
+        # that one can no longer be targeted: the request then fizzles on its own).
+        choices["target"] = target.targets[0]
         return None

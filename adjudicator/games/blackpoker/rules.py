@@ -61,6 +61,9 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
 from coreflow_judge.adjudicator.games.blackpoker.frames import FrameRules
 from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
 from coreflow_judge.adjudicator.games.blackpoker.steps_extra import ExtraSteps
+from coreflow_judge.adjudicator.games.blackpoker.steps_extra_characters import (
+    ExtraCharacterSteps,
+)
 from coreflow_judge.adjudicator.games.blackpoker.steps_frames import FrameSteps
 from coreflow_judge.adjudicator.games.blackpoker.steps_master import MasterSteps
 from coreflow_judge.adjudicator.games.blackpoker.steps_standard import StandardSteps
@@ -78,7 +81,8 @@ EDITIONS = ("6.1", "9.0")
 SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
-class _Resolving(FrameSteps, ExtraSteps, MasterSteps, StandardSteps, Resolving):
+class _Resolving(FrameSteps, ExtraCharacterSteps, ExtraSteps, MasterSteps, StandardSteps,
+                 Resolving):
     """A resolution that knows the steps of every format's actions."""
 
 
@@ -1106,6 +1110,10 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                     triggers.append(TriggerSpec(on_graveyard, ch.ref, ch.owner))
             elif to == "hand":
                 board.add_to_hand(card)
+        if to == "graveyard":  # 9.0 リアニメーター再生 and the like (docs/decisions.md XC3)
+            triggers += [TriggerSpec(t["action"], ch.ref, ch.owner)
+                         for t in self.data["characters"][ch.kind].get("triggers", ())
+                         if t["event"] == "field_to_graveyard" and t["action"] in self.actions]
         regen = self.data["characters"][ch.kind].get("regenerates")
         if regen and to in ("graveyard", "hand") and "trump_regenerate" in self.actions:
             # 切札再生: the trump J comes back as its owner's trump, face up.

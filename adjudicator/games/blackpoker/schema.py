@@ -52,7 +52,7 @@ GRANT_KEYS = frozenset({"action", "free", "virtual_keys", "needs_empty_stage"})
 TRUMP_KEYS = frozenset({"name", "grants", "triggers", "originator", "rule", "character"})
 TRUMP_RULES = frozenset({"revolution", "fortress", "loss", "no_charge"})
 ABILITY_EVENTS = frozenset({"own_end", "opponent_discards", "enabled", "unblocked_attacker",
-                            "blocking_bulwark_lost"})
+                            "blocking_bulwark_lost", "field_to_graveyard"})
 ORIGINATOR_KEYS = frozenset({"suits", "kind"})
 CHARACTER_KINDS = frozenset({"soldier", "bulwark"})
 SIZE_RULES = frozenset({"printed", "sum", "none", "fixed"})

@@ -30,13 +30,17 @@ from __future__ import annotations
 
 from coreflow_judge.adjudicator.games.blackpoker.play import Simulator
 from coreflow_judge.adjudicator.games.blackpoker.play_extra import ExtraPlay
+from coreflow_judge.adjudicator.games.blackpoker.play_extra_characters import (
+    ExtraCharacterPlay,
+)
 from coreflow_judge.adjudicator.games.blackpoker.play_frames import FramePlay
 from coreflow_judge.adjudicator.games.blackpoker.play_master import MasterPlay
 from coreflow_judge.adjudicator.games.blackpoker.play_standard import StandardPlay
 from coreflow_judge.events.models import LogLine
 
 
-class _Simulator(FramePlay, ExtraPlay, MasterPlay, StandardPlay, Simulator):
+class _Simulator(FramePlay, ExtraCharacterPlay, ExtraPlay, MasterPlay, StandardPlay,
+                 Simulator):
     """A player of every format's actions."""
 
 

@@ -369,13 +369,17 @@ class ExtraSteps(Resolving):
         """魔王召喚 / 巨人召喚: with the trump face up, find its partner K (the key card, the
         hand, the deck, the graveyard, the trumps). Found: every soldier (魔王) or every
         bulwark (巨人) goes to the graveyard and the two Ks enter as the character; not
-        found: the trump goes to the graveyard. Then the deck is shuffled."""
+        found: the trump goes to the graveyard. Then the deck is shuffled. With
+        ``clear_first`` (9.0) the soldiers or bulwarks go first, found or not, and the
+        search comes after (a partner they took to the graveyard is found there)."""
         player = self.req.controller
         b = self.r.boards[player]
         trump = self._trump_up(step)
         if trump is None:
             return
         partner = step["partner"]
+        if step.get("clear_first"):
+            self._clear_kind(step["clears"])
         where = self._find_partner(b, partner)
         if where is None:
             b.trumps.remove(trump)
@@ -384,16 +388,21 @@ class ExtraSteps(Resolving):
                       to="graveyard")
             self.why.append(f"{partner} was not found")
         else:
-            doomed = [ch for p in self.flow.players for ch in self.r.boards[p].field
-                      if self.r.data["characters"][ch.kind]["kind"] == step["clears"]]
-            for ch in doomed:
-                self._destroy(ch)
+            if not step.get("clear_first"):
+                self._clear_kind(step["clears"])
             b.trumps.remove(trump)
             self._take_partner(b, partner, where)
             ch = self._new_character(player, [trump.card, partner], step["as"])
             self.emit(op="enter", character=ch.ref, **{"as": step["as"]},
                       cards=[f"{player}:{trump.card}", f"{player}:{partner}"])
         self._shuffle(player)
+
+    def _clear_kind(self, kind: str) -> None:
+        """Every character of ``kind`` (soldier, bulwark), both players', to the graveyard."""
+        doomed = [ch for p in self.flow.players for ch in self.r.boards[p].field
+                  if self.r.data["characters"][ch.kind]["kind"] == kind]
+        for ch in doomed:
+            self._destroy(ch)
 
     def _find_partner(self, b: PlayerBoard, card: str) -> str | None:
         if card in [card_of(k) for k in self.req.key_cards]:
