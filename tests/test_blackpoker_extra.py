@@ -136,7 +136,7 @@ def test_simulated_extra_games_use_trump_characters_somewhere() -> None:
 
 
 # ---------------------------------------------------------------------- 9.0 extra frame
-EXTRA_9 = ROOT / "fixtures" / "rulings" / "extra-9.0"
+EXTRA_9 = ROOT / "fixtures" / "rulings" / "frames"
 
 
 def _nine_extra(frame: str | None, trumps: dict[str, list[str]],
@@ -251,7 +251,7 @@ def test_after_an_action_not_judged_yet_nothing_is_ruled(
 
     monkeypatch.setattr(rules_module, "load_edition", pack_open_not_judged)
     log = (Path(__file__).parent.parent
-           / "fixtures/rulings/extra-9.0/pack-open-without-a-pack-9.0.jsonl")
+           / "fixtures/rulings/frames/pack-open-without-a-pack-9.0.jsonl")
     lines = [line for _no, line in read_log(log) if not isinstance(line, LineError)]
     wrong = LINE_ADAPTER.validate_python(
         {"seq": len(lines) + 1, "type": "request", "request": "b1", "player": "bob",

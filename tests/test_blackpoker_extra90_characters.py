@@ -1,7 +1,7 @@
 """BlackPoker 9.0 extra frame: the trump characters (♠J リアニメーター, ♠K 魔王, ♡J 破砕士,
 ♡K 巨人, ♢J 策士, ♣J 騎士) and their actions (docs/decisions.md §6, XC1-XC9).
 
-The ruling fixtures (fixtures/rulings/extra-9.0/) freeze one situation each; these tests
+The ruling fixtures (fixtures/rulings/frames/) freeze one situation each; these tests
 judge them again finding by finding, change them where a triggered request is left out
 or handled out of order, check what the judge rules on a request (timing, cost, key card
 or unit, target, the trump face up), and judge simulated games of the frame.
@@ -24,7 +24,7 @@ from coreflow_judge.events.reader import iter_lines
 from tests.pools import pooled
 
 ROOT = Path(__file__).resolve().parent.parent
-EXTRA_9 = ROOT / "fixtures" / "rulings" / "extra-9.0"
+EXTRA_9 = ROOT / "fixtures" / "rulings" / "frames"
 game = pooled(simulate_game)
 
 CHARACTER_ACTIONS = {

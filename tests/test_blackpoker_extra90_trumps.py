@@ -2,7 +2,7 @@
 
 誘惑 (♡3), 追撃 (♡5), ファントムリバース (♡7), 虚脱 (♢5), 修繕 (♢8), リセット (♣8), 反撃 (♣9),
 and the abilities ♢5 喪失 (no player's Charge charges) and ♣9 要塞. The ruling fixtures
-(fixtures/rulings/extra-9.0/) hold one legal and one illegal use of each; these tests check
+(fixtures/rulings/frames/) hold one legal and one illegal use of each; these tests check
 that each illegal one is exactly its one finding, that they are judged (no longer listed as
 not judged yet), and that simulated games use them and are judged clean.
 """
@@ -24,7 +24,7 @@ from coreflow_judge.events.reader import iter_lines
 
 from tests.pools import pooled
 
-EXTRA_9 = Path(__file__).resolve().parent.parent / "fixtures" / "rulings" / "extra-9.0"
+EXTRA_9 = Path(__file__).resolve().parent.parent / "fixtures" / "rulings" / "frames"
 TRUMP_ACTIONS = frozenset({"allure", "pursuit", "phantom_reverse", "lethargy", "repair",
                            "reset", "counterattack"})
 game = pooled(simulate_game)

@@ -80,7 +80,7 @@ def test_the_next_step_weighs_conditions_and_granting_trumps() -> None:
     """An action whose condition on the table fails (パック開封 without a pack), or whose
     granting trump is face down (ドレイン, ♠3 not among alice's trumps), is not offered;
     an action the timing and the table allow is (メインオープン)."""
-    report = judge_file(RULINGS / "extra-9.0" / "pack-open-without-a-pack-9.0.jsonl")
+    report = judge_file(RULINGS / "frames" / "pack-open-without-a-pack-9.0.jsonl")
     f = _finding(report, 3, "legality.condition-unmet")
     assert f.next is not None and f.next.holder == "alice"
     offered = {a.action for a in f.next.requests}
