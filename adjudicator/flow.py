@@ -218,7 +218,7 @@ class CoreFlow:
                 f"The game was already over ({self._result_text()}); play went on.",
                 expected="game_ended", actual=line.type,
             )
-            self.silenced = True
+            self.stop_judging()
             return self._since(start)
         ledger.decision(line)
         self.turn_untouched = False
@@ -249,6 +249,12 @@ class CoreFlow:
         return self._since(start)
 
     # ------------------------------------------------------------------ as played
+    def stop_judging(self) -> None:
+        """From the next line on the judge rules on nothing (each line is still recorded):
+        what follows depends on what it cannot follow, a game played on after its end or
+        an action not judged yet, and a finding must be true of the game as played."""
+        self.silenced = True
+
     def repair(self, kind: str, seq: int, line: LogLine | None = None) -> bool:
         """Take the table as it played before line ``seq``, after a departure the lines
         that follow show (docs/decisions.md, "Root cause first"); False if ``kind`` does not
@@ -452,7 +458,7 @@ class CoreFlow:
             self.report("log.not-judged-yet", "scope",
                         f"{why}: the judge rules on nothing from this line on.",
                         actual=line.action)
-            self.silenced = True
+            self.stop_judging()
             return
         if action is None:
             self.report("legality.unknown-action", self.cite("legality.unknown-action", "core[5]"),

@@ -51,7 +51,7 @@ class ExtraSteps(Resolving):
         if why is not None:  # the rest depends on an ability the judge cannot apply
             self.rep("log.not-judged-yet", "scope", f"{owner}:{trump.card} is face up: {why}; "
                      "the judge rules on nothing after this line.", severity="warning")
-            self.flow.silenced = True
+            self.flow.stop_judging()
         if up:  # its ability is in force: 前触れ and the like trigger now
             ability = self.r.trump_data.get(trump.card, {})
             self.triggers += [TriggerSpec(t["action"], self.req.id, owner)
