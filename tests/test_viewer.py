@@ -518,3 +518,34 @@ def test_a_consequence_says_which_finding_it_follows_from(browser: Chromium,
     assert re.search(rf"{LABELS_EN['follows']}\s+line 6 \(timing.main-stage-not-empty\)", here)
     browser.open(file_url(page, "6"))
     assert texts(browser, "#findings-here .follows") == []  # the root follows from nothing
+
+
+PACK_LOG = ROOT / "fixtures" / "rulings" / "frames" / "pack-open-9.0.jsonl"
+"""A パック frame match (9.0 lite): bob opens his pack (line 17), alice never does. A card
+back has no text."""
+
+
+def pack_cards(browser: Chromium, player: str) -> list[tuple[str, bool]]:
+    """The cards of ``player``'s パック zone as the page shows them: (text, a card back)."""
+    return [(t, bool(b)) for t, b in browser.evaluate(
+        f"[...document.querySelectorAll('.player[data-player={player}] .zone')]"
+        ".filter(z => z.querySelector('.label').textContent === 'pack')"
+        ".flatMap(z => [...z.querySelectorAll('.card')])"
+        ".map(c => [c.textContent, c.classList.contains('back')])")]
+
+
+@needs_chromium
+def test_a_pack_frames_page_shows_each_pack_as_the_viewer_may_see_it(
+        browser: Chromium, tmp_path: Path) -> None:
+    """The frame's zone パック in the browser, for bob: alice's unopened pack is fourteen
+    card backs; his own, opened, is his to see (disclosure from the edition data)."""
+    out = tmp_path / "pack-bob.html"
+    done = run("view", PACK_LOG, "--html", out, "--view", "bob")
+    assert done.returncode == 0, done.stderr
+    browser.open(file_url(out, "3"))
+    assert pack_cards(browser, "alice") == [("", True)] * 14
+    assert pack_cards(browser, "bob") == [("", True)] * 14  # not opened yet: no one's
+    browser.open(file_url(out, "18"))
+    assert pack_cards(browser, "alice") == [("", True)] * 14
+    mine = pack_cards(browser, "bob")
+    assert len(mine) == 13 and not any(back or text in ("", "?") for text, back in mine)
