@@ -15,7 +15,12 @@ from typing import Any
 
 from coreflow_judge.adjudicator.flow import Req
 from coreflow_judge.adjudicator.game import ActionDef
-from coreflow_judge.adjudicator.games.blackpoker.cards import card_of, number, parse_card
+from coreflow_judge.adjudicator.games.blackpoker.cards import (
+    UNKNOWN,
+    card_of,
+    number,
+    parse_card,
+)
 from coreflow_judge.adjudicator.games.blackpoker.play import CARDS, Feed, Simulator
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules, load_edition
 from coreflow_judge.adjudicator.games.blackpoker.steps_extra import strategist_may_negate
@@ -137,7 +142,14 @@ class ExtraPlay(Simulator):
                if self.rules.data["characters"][ch.kind]["kind"] == "soldier"]
         return self.targets_slash(player) if own else []  # it needs a soldier to send
 
-    targets_allure = targets_slash  # 9.0 誘惑: an opponent's soldier back to the hand
+    def targets_allure(self, player: str) -> list[list[str]]:
+        """9.0 誘惑: an opponent's soldier back to the hand, one whose cards the table
+        knows (a soldier of unseen cards would put a card into the hand that nobody, this
+        simulator included, can follow)."""
+        opp = self._board(self._opponent(player))
+        return [[ch.ref] for ch in opp.field
+                if self.rules.data["characters"][ch.kind]["kind"] == "soldier"
+                and UNKNOWN not in ch.cards]
 
     def targets_lethargy(self, player: str) -> list[list[str]]:
         """9.0 虚脱: an opponent's character in drive state."""
