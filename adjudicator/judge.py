@@ -18,7 +18,7 @@ from coreflow_judge.adjudicator.flow import CoreFlow
 from coreflow_judge.adjudicator.game import GameRules, UnsupportedRules
 from coreflow_judge.adjudicator.next_step import NextStep, next_step
 from coreflow_judge.adjudicator.plugins import game_plugin
-from coreflow_judge.events.models import LogLine, MatchStarted, TakenBack
+from coreflow_judge.events.models import LogLine, MatchStarted, Resolve, TakenBack
 from coreflow_judge.events.reader import LineError, read_log
 
 
@@ -189,14 +189,18 @@ MAX_REPAIR_TRIALS = 20
 """Lines tried for a repair in one log: bounds the work on a log with many mistakes."""
 
 
-def _repairs_worth_trying(flow: CoreFlow) -> tuple[str, ...]:
-    """The repairs that may fit the table as it is before a line."""
+def _repairs_worth_trying(flow: CoreFlow, item: object) -> tuple[str, ...]:
+    """The repairs that may fit the table as it is before a line (``item``: the line, or
+    what could not be read of it). ``missed`` only at the resolution of a request below the
+    top of the stage (each kind tried costs a replay of the log)."""
     if flow.result is not None:
         return ()
     if flow.turn_untouched and not flow.stage and flow.awaiting_instant is None:
         return REPAIRS_AT_TURN_START  # the turn's start may still wait in the buffer
     if flow.stage and not flow.pending_decisions():
-        return REPAIRS_ON_STAGE
+        named = flow.requests.get(item.request) if isinstance(item, Resolve) else None
+        below_top = named is not None and named in flow.stage and flow.stage[-1] is not named
+        return tuple(k for k in REPAIRS_ON_STAGE if k != "missed" or below_top)
     return ()
 
 
@@ -226,7 +230,7 @@ def replay(pairs: Pairs, skipped: set[int], repairs: dict[int, str], upto: int |
     turn_began = (0, 0)  # the first line of the turn under way, and the turn
     for i in range(1, end):
         kind = repairs.get(i)
-        worth = _repairs_worth_trying(flow) if kind is None else ()
+        worth = _repairs_worth_trying(flow, pairs[i][1]) if kind is None else ()
         if "turn" in worth and flow.turn != turn_began[1]:
             turn_began = (i, flow.turn)
         repair_at(flow, pairs, i, repairs)
