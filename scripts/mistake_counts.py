@@ -6,7 +6,7 @@ Two families of mistakes, in 6.1 and 9.0 lite games the simulator plays:
 
 - **natural** (:mod:`adjudicator.games.blackpoker.mistakes`): the table believes one thing
   the rules do not say and plays on consistently with it (``left``, ``skipped``,
-  ``turn``);
+  ``turn``; ``forgot``, a trigger forgotten, in 9.0 master+extra games);
 - **injected** into a legal game's log of decisions (the lines the rules derive left
   out), the table's later lines unchanged: a pass dropped before a resolution
   (``drop_pass``), the pass that handed the chance over dropped (``no_chance``), an End
@@ -34,6 +34,9 @@ from coreflow_judge.adjudicator.judge import judge_lines, start_flow
 from coreflow_judge.events.models import LogLine, Pass, Request, Resolve
 
 EDITIONS = ("6.1", "9.0")
+WHERE: dict[str, tuple[str, str, str | None]] = {"forgot": ("9.0", "master", "extra")}
+"""Where a natural mistake is made when not in lite games (edition, format, frame): a
+forgotten trigger above another request needs the 9.0 extra frame's End triggers."""
 DERIVED = ("chance_moved", "turn_started", "game_ended", "discard")
 
 
@@ -92,7 +95,10 @@ def main(games: int, per_game: int) -> None:
     for edition in EDITIONS:
         for seed in range(games):
             for kind in NATURAL_MISTAKES:
-                about, log = mistaken_game(kind, edition, seed)
+                where = WHERE.get(kind, (edition, "lite", None))
+                if where[0] != edition:
+                    continue
+                about, log = mistaken_game(kind, edition, seed, where[1], where[2])
                 if about is not None:
                     stats[kind].append(counts(log))
             lines = decisions(simulate_game(edition, seed))
