@@ -182,6 +182,7 @@ def repair_at(flow: CoreFlow, pairs: Pairs, i: int, repairs: dict[int, str]) -> 
 REPAIRS_ON_STAGE = ("skipped", "left", "missed")
 """How a table commonly goes on after a departure while the stage holds requests
 (:meth:`CoreFlow.repair`), tried in this order at a line that breaks a rule."""
+_REPAIRS_ON_STAGE_BUT_MISSED = tuple(k for k in REPAIRS_ON_STAGE if k != "missed")
 REPAIRS_AT_TURN_START = ("turn",)
 """How a table goes on with a turn the rules give another player: tried at the first line
 of a turn in which a line breaks a rule."""
@@ -197,10 +198,12 @@ def _repairs_worth_trying(flow: CoreFlow, item: object) -> tuple[str, ...]:
         return ()
     if flow.turn_untouched and not flow.stage and flow.awaiting_instant is None:
         return REPAIRS_AT_TURN_START  # the turn's start may still wait in the buffer
-    if flow.stage and not flow.pending_decisions():
-        named = flow.requests.get(item.request) if isinstance(item, Resolve) else None
-        below_top = named is not None and named in flow.stage and flow.stage[-1] is not named
-        return tuple(k for k in REPAIRS_ON_STAGE if k != "missed" or below_top)
+    if flow.stage and flow.awaiting_instant is None and not flow.buffer:
+        if isinstance(item, Resolve):
+            named = flow.requests.get(item.request)
+            if named is not None and named is not flow.stage[-1] and named in flow.stage:
+                return REPAIRS_ON_STAGE
+        return _REPAIRS_ON_STAGE_BUT_MISSED
     return ()
 
 

@@ -90,12 +90,19 @@ STEPS = frozenset(name[len("step_"):] for name in dir(_Resolving) if name.starts
 """Every step the edition data may name in an action's ``effect``."""
 
 
+_CHECKED: dict[str, int] = {}
+"""Each edition's data as last checked (its object's id): the loaded data is cached, so it
+is checked once per process, not once per match."""
+
+
 def load_edition(edition: str) -> dict[str, Any]:
     """The edition data shipped in the package (never read from outside it), checked
     against the vocabulary this module knows (:func:`schema.check`): a typo in the data
     fails here, naming the file and the key, never in play."""
     data = load_edition_data("coreflow_judge.adjudicator.games.blackpoker", edition)
-    schema.check(data, STEPS)
+    if _CHECKED.get(edition) != id(data):
+        schema.check(data, STEPS)
+        _CHECKED[edition] = id(data)
     return data
 
 
