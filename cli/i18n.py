@@ -166,6 +166,8 @@ TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "board.unknown": ("unknown", "不明"),
     "board.known": (" (known: {cards})", "（判明: {cards}）"),
     "board.face_down": ("face down", "裏向き"),
+    "board.yes": ("yes", "はい"),
+    "board.no": ("no", "いいえ"),
     "board.entered": ("entered turn {turn}", "ターン{turn}に登場"),
     "board.findings": ("findings so far: {count} ({errors} error{es})",
                        "ここまでの指摘: {count}件（エラー {errors}件）"),

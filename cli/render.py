@@ -393,7 +393,10 @@ def _player_lines(zones: dict[str, Any], size_word: str, card_text: CardText,
     if "fog" in zones:
         rows.append((words("fog"), cards_text(zones["fog"], card_text)))
     for key, value in zones.items():  # zones of other games: card lists, counts, cards
-        if key in _ZONES_SHOWN or isinstance(value, bool):
+        if key in _ZONES_SHOWN:
+            continue
+        if isinstance(value, bool):  # a zone's state (a frame's pack opened)
+            rows.append((words(key), text(lang, "board.yes" if value else "board.no")))
             continue
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             rows.append((words(key), cards_text(value, card_text)))

@@ -123,8 +123,9 @@ def test_the_board_text_says_an_unopened_pack_in_one_line() -> None:
     log = FRAMES / "pack-open-9.0.jsonl"
     english = coreflow("board", log, "--at", "3", "--view", "bob").stdout
     assert "    face down ×14\n" in english and "face down: face down" not in english
+    assert "  pack opened no\n" in english  # a zone's state, said in words
     japanese = coreflow("board", log, "--at", "3", "--view", "bob", "--lang", "ja").stdout
-    assert "    裏向き ×14\n" in japanese
+    assert "    裏向き ×14\n" in japanese and "パック開封済み いいえ\n" in japanese
 
 
 def test_pack_open_without_its_choice_keeps_the_table_honest() -> None:

@@ -549,3 +549,9 @@ def test_a_pack_frames_page_shows_each_pack_as_the_viewer_may_see_it(
     assert pack_cards(browser, "alice") == [("", True)] * 14
     mine = pack_cards(browser, "bob")
     assert len(mine) == 13 and not any(back or text in ("", "?") for text, back in mine)
+    # Whether each pack is opened is public, and said in words.
+    opened = browser.evaluate(
+        "[...document.querySelectorAll('.player .zone')]"
+        ".filter(z => z.querySelector('.label').textContent === 'pack opened')"
+        ".map(z => [z.closest('.player').dataset.player, z.lastChild.textContent])")
+    assert opened == [["alice", "no"], ["bob", "yes"]]

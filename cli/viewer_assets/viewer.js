@@ -313,8 +313,10 @@
     if ("fog" in zones) add(box, zone(nameOf("fog"), cards(zones.fog, false)));
     for (const key of Object.keys(zones)) {
       const v = zones[key];
-      if (ZONES_SHOWN.has(key) || typeof v === "boolean" || v === null) continue;
-      if (Array.isArray(v) && v.every(function (x) { return typeof x === "string"; })) {
+      if (ZONES_SHOWN.has(key) || v === null) continue;
+      if (typeof v === "boolean") {  // a zone's state (a frame's pack opened)
+        add(box, zone(nameOf(key), el("span", null, v ? L.yes : L.no)));
+      } else if (Array.isArray(v) && v.every(function (x) { return typeof x === "string"; })) {
         add(box, zone(nameOf(key), cards(v, false)));
       } else if (Array.isArray(v)) {
         const list = el("div");
