@@ -85,6 +85,21 @@ class Resolving:
     def target_char(self) -> Character | None:
         return self.r.find(self.req.targets[0]) if self.req.targets else None
 
+    def bulwark_to_soldier(self, ch: Character) -> None:
+        """A bulwark becomes a soldier (リバース, ファントムリバース): its card face up (the
+        face the log's ``transform`` shows, where the table did not know it), the character
+        that card makes."""
+        card = ch.cards[0]
+        shown = next((card_of(str(c)) for d in self.claims if d.get("op") == "transform"
+                      for c in d.get("cards") or []), None)
+        if card == UNKNOWN and shown:
+            card = shown
+            ch.cards[0] = card
+        ch.kind = self.r.character_for(ch.cards)
+        ch.face_down = False
+        self.emit(op="transform", character=ch.ref, to="soldier",
+                  cards=[f"{ch.owner}:{card}"])
+
     def run(self) -> None:
         self.fizzled = self.r.fizzles(self.flow, self.req)
         if self.fizzled and self.line.result == "resolved" and \

@@ -508,17 +508,8 @@ class ExtraSteps(Resolving):
         if ch is None or ch.kind != "bulwark":
             self.why.append("the key unit is no longer a bulwark on the field")
             return
-        card = ch.cards[0]
-        shown = next((card_of(str(c)) for d in self.claims if d.get("op") == "transform"
-                      for c in d.get("cards") or []), None)
-        if card == UNKNOWN and shown:
-            card = shown
-            ch.cards[0] = card
         self.r.end_abilities("end_of_turn", character=ch.ref)
-        ch.kind = self.r.character_for(ch.cards)
-        ch.face_down = False
-        self.emit(op="transform", character=ch.ref, to="soldier",
-                  cards=[f"{ch.owner}:{card}"])
+        self.bulwark_to_soldier(ch)
         if ch.state != "charge":
             ch.state = "charge"
             self.emit(op="charge", character=ch.ref)

@@ -310,16 +310,7 @@ class StandardSteps(Resolving):
             self.emit(op="transform", character=ch.ref, to="bulwark",
                       cards=[f"{ch.owner}:{c}" for c in ch.cards])
         else:
-            card = ch.cards[0]
-            shown = next((card_of(str(c)) for d in self.claims if d.get("op") == "transform"
-                          for c in d.get("cards") or []), None)
-            if card == UNKNOWN and shown:
-                card = shown
-                ch.cards[0] = card
-            ch.kind = self.r.character_for(ch.cards)
-            ch.face_down = False
-            self.emit(op="transform", character=ch.ref, to="soldier",
-                      cards=[f"{ch.owner}:{card}"])
+            self.bulwark_to_soldier(ch)
         if step.get("clear_designation"):
             self._clear_designation(ch)
 
