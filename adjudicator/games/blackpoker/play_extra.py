@@ -37,6 +37,8 @@ EXTRA_MAIN: dict[str, float] = {
     "foresight": 3, "repair": 0.8,
     "main_open": 3,  # 9.0's オープン at main timing
     "phantom_reverse": 0.6,  # 9.0's: a bulwark of the ファントム owner becomes a soldier
+    # 9.0's trump characters' new actions (those 6.1 has keep their weights above)
+    "summon_wall_breaker": 3, "reincarnation_summon": 0.6, "pulverize": 0.8,
 }
 EXTRA_QUICK: dict[str, float] = {
     "close": 0.6, "trump_destroy": 0.6, "instant_kill": 0.5, "negotiate": 0.6,
@@ -47,6 +49,9 @@ EXTRA_QUICK: dict[str, float] = {
     "quick_soldier_summon_spade": 0.5, "quick_soldier_summon_heart": 0.5,
     "quick_soldier_summon_diamond": 0.5, "quick_soldier_summon_club": 0.5,
     "allure": 0.6, "lethargy": 0.8, "reset": 0.3,
+    "quick_summon_reanimator": 0.5, "quick_summon_wall_breaker": 0.5,
+    "quick_summon_strategist": 0.5, "counter_summon_strategist": 0.8,
+    "quick_summon_knight": 0.5,
 }
 DECK_BOUND = frozenset({"reinforcement", "bulwark_addition", "drain", "salvation",
                         "summon_dark_lord", "summon_giant", "foresight"})

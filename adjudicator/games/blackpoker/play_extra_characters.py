@@ -16,39 +16,10 @@ from coreflow_judge.adjudicator.games.blackpoker.play import Feed, Simulator
 from coreflow_judge.adjudicator.games.blackpoker.play_extra import ExtraPlay
 from coreflow_judge.events.models import Effect as LogEffect
 
-CHARACTER_MAIN: dict[str, float] = {
-    "summon_wall_breaker": 3, "reincarnation_summon": 0.6, "pulverize": 0.8,
-}
-"""How much the turn player likes the 9.0 trump characters' new main-timing actions (the
-actions 9.0 shares with 6.1 keep :mod:`.play_extra`'s weights)."""
-CHARACTER_QUICK: dict[str, float] = {
-    "quick_summon_reanimator": 0.5, "quick_summon_wall_breaker": 0.5,
-    "quick_summon_strategist": 0.5, "counter_summon_strategist": 0.8,
-    "quick_summon_knight": 0.5,
-}
-
 
 class ExtraCharacterPlay(ExtraPlay):
-    """``choose_<action>`` and ``targets_<action>`` methods for the 9.0 trump characters."""
-
-    def main_weights(self) -> dict[str, float]:
-        weights = super().main_weights()
-        weights.update(self._extra_sensible(CHARACTER_MAIN))
-        return weights
-
-    def quick_weights(self) -> dict[str, float]:
-        weights = super().quick_weights()
-        weights.update(self._extra_sensible(CHARACTER_QUICK))
-        return weights
-
-    def main_and_quick_filter(self, weights: dict[str, float]) -> dict[str, float]:
-        """No 救済 while a deck is shuffled (9.0's 魔王召喚 and 巨人召喚 shuffle the
-        summoner's): it puts soldiers on either player's deck top, and the simulator deals a
-        shuffled deck as a pile whose order nobody knows."""
-        weights = super().main_and_quick_filter(weights)
-        if any(rem is not None for rem in self.remaining.values()):
-            weights.pop("salvation", None)
-        return weights
+    """``choose_<action>`` and ``targets_<action>`` methods for the 9.0 trump characters
+    (how much the players like each: :data:`.play_extra.EXTRA_MAIN`, ``EXTRA_QUICK``)."""
 
     # ------------------------------------------------------------------ targets
     def targets_reincarnation_summon(self, player: str) -> list[list[str]]:
