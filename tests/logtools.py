@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from coreflow_judge.adjudicator.judge import Report, judge_lines
 from coreflow_judge.events.models import LogLine, Pass, Request, Resolve, Stage, Trigger
 from hypothesis import strategies as st
 
 Log = list[LogLine]
+
+
+def audit_rows(lines: Log) -> dict[str, list[dict[str, Any]]]:
+    """The audit's rows of a match recorded as ``lines`` (as the store would hand them)."""
+    from coreflow_judge.audit import derive
+
+    stored = [derive.StoredLine(line, line.model_dump(mode="json", exclude_none=True), None)
+              for line in lines]
+    return derive.derive_match("rec", stored)
 
 
 def renumber(lines: Log) -> Log:

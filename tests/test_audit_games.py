@@ -67,6 +67,8 @@ def test_resolution_rows_are_what_the_judge_resolved(monkeypatch: pytest.MonkeyP
     returned for every resolve line, in each game, and the engine is not wrapped."""
     from coreflow_judge.audit import derive
 
+    from tests.logtools import audit_rows
+
     flows: list[CoreFlow] = []
 
     def start_flow(*args: Any) -> CoreFlow:
@@ -79,9 +81,7 @@ def test_resolution_rows_are_what_the_judge_resolved(monkeypatch: pytest.MonkeyP
             _simulated("duel_masters", "1.47", 7, "dm-7"),
             _simulated("i_language", "1", 7, "il-7")]
     for lines in logs:
-        stored = [derive.StoredLine(line, line.model_dump(mode="json", exclude_none=True),
-                                    None) for line in lines]
-        rows = derive.derive_match("rec", stored)["resolutions"]
+        rows = audit_rows(lines)["resolutions"]
         audited = flows.pop()
         assert "resolve" not in vars(audited.rules)  # nothing wraps the rules module
         report = judge_lines(enumerate(lines, 1))

@@ -68,13 +68,10 @@ def test_the_board_shows_each_trump_and_its_face() -> None:
 
 
 def test_the_audit_holds_trump_operations_and_the_trump_zone() -> None:
-    from coreflow_judge.audit import derive
+    from tests.logtools import audit_rows
 
     text = (EXTRA / "reanimator-regenerates-trump-6.1.jsonl").read_text(encoding="utf-8")
-    lines = [LINE_ADAPTER.validate_json(t) for t in text.splitlines()]
-    stored = [derive.StoredLine(line, line.model_dump(mode="json", exclude_none=True), None)
-              for line in lines]
-    rows = derive.derive_match("rec", stored)
+    rows = audit_rows([LINE_ADAPTER.validate_json(t) for t in text.splitlines()])
     actions = {r["action"] for r in rows["requests"]}
     assert {"open", "summon_reanimator", "reanimate", "trump_regenerate"} <= actions
     regenerate = [r for r in rows["resolutions"] if r["action"] == "trump_regenerate"]

@@ -135,7 +135,7 @@ def test_a_set_ability_makes_scope_order_matter() -> None:
 def test_the_audit_holds_the_new_actions_and_the_abilities_they_grant() -> None:
     """Master actions land in the audit rows like any other: their requests, and Force's
     ability as the `size` effects (scope your) of its resolution."""
-    from coreflow_judge.audit import derive
+    from tests.logtools import audit_rows
 
     for seed in range(40):
         lines = game("9.0", seed, "master")
@@ -143,9 +143,7 @@ def test_the_audit_holds_the_new_actions_and_the_abilities_they_grant() -> None:
             break
     else:
         pytest.skip("no simulated master game with Force in this range")
-    stored = [derive.StoredLine(line, line.model_dump(mode="json", exclude_none=True), None)
-              for line in lines]
-    rows = derive.derive_match("rec", stored)
+    rows = audit_rows(lines)
     assert "force" in {r["action"] for r in rows["requests"]}
     force = [r for r in rows["resolutions"] if r["action"] == "force"]
     assert force and all(e["op"] == "size" and e["until"] == "end_of_turn"

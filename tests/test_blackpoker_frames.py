@@ -179,14 +179,12 @@ def test_a_frame_not_judged_yet_is_refused_naming_the_field(
 
 
 def test_the_audit_holds_pack_open_and_the_pack_zone() -> None:
-    from coreflow_judge.audit import derive
     from coreflow_judge.events.models import LINE_ADAPTER
 
+    from tests.logtools import audit_rows
+
     text = (FRAMES / "pack-open-9.0.jsonl").read_text(encoding="utf-8")
-    lines = [LINE_ADAPTER.validate_json(t) for t in text.splitlines()]
-    stored = [derive.StoredLine(line, line.model_dump(mode="json", exclude_none=True), None)
-              for line in lines]
-    rows = derive.derive_match("rec", stored)
+    rows = audit_rows([LINE_ADAPTER.validate_json(t) for t in text.splitlines()])
     opened = [r for r in rows["resolutions"] if r["action"] == "pack_open"]
     assert opened and {e["op"] for e in opened[0]["effects"]} == {"move", "flip"}
     # The audit keeps the board as each turn starts: the pack as set aside.
