@@ -879,7 +879,7 @@ class CoreFlow:
         only provisional one waiting). Failing that, a provisional id is taken at its word
         (a complete log written with the judge's own ids, as the simulators write)."""
         req = self.requests.get(rid)
-        if req is not None:
+        if req is not None and not self._made_up_name_of_gone(req):
             return req
         candidates = [r for r in self.trigger_class() if r.provisional] or [
             r for r in self.stage if r.provisional
@@ -887,7 +887,17 @@ class CoreFlow:
         if len(candidates) == 1:
             self.ledger.bind(candidates[0], rid)
             return candidates[0]
-        return None
+        return req
+
+    def _made_up_name_of_gone(self, req: Req) -> bool:
+        """Whether ``req`` holds a name the judge made up (no line of the log ever named
+        it) and is no longer waiting to resolve: a table that never played a triggered
+        request never numbered it either, so the log's next ``tN`` may mean the request
+        that waits now. Not where the game lets a dropped request resolve late (policy
+        ``resolve_late_triggers``): there the name may mean the late one."""
+        return req.provisional and req.triggered and req.status in (
+            "resolved", "fizzled", "negated", "discarded", "dropped") and not (
+            req.status == "dropped" and self.rules.policy.resolve_late_triggers)
 
     def _on_resolve(self, line: Resolve) -> None:
         """[8] an instant request resolves; [15] the top of the stage resolves once every

@@ -26,6 +26,7 @@ from coreflow_judge.adjudicator.flow import CoreFlow, Derived, Req
 from coreflow_judge.adjudicator.game import UnsupportedRules
 from coreflow_judge.adjudicator.judge import (
     JudgeInputError,
+    feed_at,
     group_consequences,
     plan_repairs,
     start_flow,
@@ -189,9 +190,7 @@ class _Deriver:
             depth_before[seq] = len(stage_before)
             turn_before[seq] = flow.turn
             turn_player_before = flow.turn_player
-            if i in repairs:
-                flow.repair(repairs[i], seq, line)
-            flow.feed(line)
+            feed_at(flow, pairs, i, skipped, repairs)
             # Requests that left the stage, the buffer or the instant wait with this line.
             now_live = list(flow.stage) + list(flow.buffer)
             if flow.awaiting_instant is not None:

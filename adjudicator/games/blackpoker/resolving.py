@@ -790,8 +790,11 @@ class Resolving:
                         None)
             if told is None:
                 continue
+            deck = self.r.boards[player].deck if player in self.r.boards else None
+            # The cards the damage could move: what is left, and what the rules' took.
+            cap = len(deck) + int(o.get("amount", 0)) if deck is not None else None
             for att in self.sizes_used.get(player, []):
-                found = self.r.explain_size(att, told["amount"], f"{att.ref}'s size")
+                found = self.r.explain_size(att, told["amount"], f"{att.ref}'s size", cap)
                 if found is not None:
                     code, message = found
                     self.rep(code, "bp4.4.3", f"The damage to {player} is the attacker's "

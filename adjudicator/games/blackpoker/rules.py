@@ -465,6 +465,14 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                     return ch
         return None
 
+    def unit_of(self, flow: CoreFlow, ref: str) -> set[str]:
+        """The cards of the character ``ref`` names (any of its cards names it, match-log
+        "References"), as ``owner:card`` references; ``ref`` alone off the field."""
+        ch = self.find(ref)
+        if ch is None:
+            return {ref}
+        return {ref, *(f"{ch.owner}:{c}" for c in ch.cards)}
+
     def bulwark_for_cost(self, player: str, ref: str, used: set[str]) -> Character | None:
         """The bulwark a $B names; ``player:?`` is any charge-state bulwark not yet used."""
         if card_of(ref) != UNKNOWN:
@@ -530,14 +538,16 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         comp = self.size_computation(ch)
         return [] if comp is None else comp.text().split("; ")
 
-    def explain_size(self, ch: Character, recorded: int, what: str) -> tuple[str, str] | None:
+    def explain_size(self, ch: Character, recorded: int, what: str, cap: int | None = None,
+                     ) -> tuple[str, str] | None:
         """The precedence mistake that gives ``recorded`` as ``ch``'s size, if one does:
-        (finding code, message with both computations)."""
+        (finding code, message with both computations). ``cap``: the size was a count cut
+        to ``cap`` cards (:func:`~.abilities.explain`)."""
         printed = self.printed_size(ch)
         if printed is None:
             return None
         found = explain(printed, self.abilities_on(ch),
-                        self.abilities_on(ch, pool=self.ended), recorded, what)
+                        self.abilities_on(ch, pool=self.ended), recorded, what, cap)
         return None if found is None else (found.code, found.message)
 
     def grant(self, ability: Ability) -> None:
