@@ -725,6 +725,15 @@ class CoreFlow:
     def _missed_trigger(self, req: Req, rule: str, why: str) -> None:
         """A triggered request the table never resolved: dropped, and reported once."""
         req.status = "dropped"
+        if req.provisional and not self.rules.policy.resolve_late_triggers:
+            # No line of the log named it, and the table never numbered it: the judge's
+            # made-up id may be the name the table gives its next triggered request.
+            what = (f"{req.action.name} of {req.controller}"
+                    + (f", triggered by {req.source}," if req.source else ""))
+            self.report("order.trigger-missed", rule,
+                        f"The triggered request {what} was never resolved; {why}.",
+                        expected=f"resolve {req.action.name} of {req.controller}")
+            return
         self.report("order.trigger-missed", rule,
                     f"The triggered request {req.id} ({req.action.name}) was never resolved; "
                     f"{why}.", expected=f"resolve {req.id}")

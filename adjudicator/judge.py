@@ -399,7 +399,7 @@ def _plan_kept(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRun
                     if e.get("op") == "move" and e.get("card") == ref)
         req = flow.requests.get(line.request)
         what = f"{req.action.name} ({req.id})" if req is not None else line.request
-        root = replace(roots[0], caused_by=None, next=None, message=(
+        root = replace(roots[0], caused_by=None, next=next_step(before), message=(
             f"{roots[0].message} The table went on as if {ref} had not left the "
             f"{move.get('from')} when {what} resolved at line {seq} (the rules move it to "
             f"the {move.get('to')} there): the game is judged from here as the table played "
