@@ -155,16 +155,17 @@ def choice_findings(action: str, where: str, declared: Mapping[str, Shape] | Non
     for name, value in (recorded or {}).items():
         if name not in declared:
             takes = ", ".join(declared) or "none"
-            refused[name] = (f"{action} takes no choice {name!r} when it {where}s "
+            refused[name] = (f"{action} takes no choice {name} when it is "
+                             f"{'requested' if where == 'request' else 'resolved'} "
                              f"(its choices there: {takes})")
         elif not fits(declared[name], value):
-            refused[name] = (f"choices.{name} is {describe(declared[name])}, not "
+            refused[name] = (f"{action}'s choice {name} is {describe(declared[name])}, not "
                              f"{_json_kind(value)}")
     if not refused:
         return [], set()
     message = "; ".join(refused.values()) + \
-        ": the judge reads " + ("it" if len(refused) == 1 else "them") + " as not recorded."
-    return [finding("legality.choice-invalid", seq, "log", message[0].upper() + message[1:],
+        "; the judge reads " + ("it" if len(refused) == 1 else "them") + " as not recorded."
+    return [finding("legality.choice-invalid", seq, "log", message,
                     expected={n: describe(declared[n]) for n in refused if n in declared}
                     or sorted(declared),
                     actual={n: (recorded or {})[n] for n in refused})], set(refused)
