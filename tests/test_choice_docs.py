@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import json
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -41,6 +42,7 @@ from coreflow_judge.adjudicator.games.i_language.rules import load_edition as il
 from coreflow_judge.adjudicator.games.i_language.simulate import simulate_game as il_game
 from coreflow_judge.adjudicator.judge import normalize_lines, start_flow
 from coreflow_judge.events.models import (
+    LINE_ADAPTER,
     Effect,
     GameStarted,
     LogLine,
@@ -291,17 +293,19 @@ EXTRA_SEEDS = range(24)
 """The extra format and frame have the most actions, each rarer in a game."""
 
 
-def _logs(game: str) -> Iterator[tuple[str, list[LogLine]]]:
+@functools.cache
+def _logs(game: str) -> tuple[tuple[str, list[LogLine]], ...]:
     """Simulated games of the game, then its ruling fixtures (as complete logs: every
     triggered request has its line, so each resolution names its action)."""
-    yield from _simulated(game)
+    out = list(_simulated(game))
     for path in sorted((ROOT / "fixtures").glob("**/*.jsonl")):
         items = read_log(path)
         if not items or any(isinstance(x, LineError) for _, x in items):
             continue
         head = items[0][1]
         if isinstance(head, MatchStarted) and head.game == game:
-            yield str(path.relative_to(ROOT)), normalize_lines(items)
+            out.append((str(path.relative_to(ROOT)), normalize_lines(items)))
+    return tuple(out)
 
 
 def _simulated(game: str) -> Iterator[tuple[str, list[LogLine]]]:
@@ -649,3 +653,32 @@ def test_the_life_each_frame_starts_with() -> None:
             base = fixed - sum(int(r[k]) for k in ("scenario hand", "rare card", "pack",
                                                    "preset", "hand drawn")) - 1
             assert (int(first), int(other)) == (base - 1, base), frame
+
+
+# ---------------------------------------------------------------------- game ends
+def test_the_ends_of_a_duel_masters_game() -> None:
+    """The page's game ends are those the Duel Masters rules give (every reason its code
+    ends a game with, and the core's concession), and a drawn game written as the page
+    shows is the end the judge rules."""
+    rows = next(t for (game, sub), ts in tables().items() if game == "duel_masters"
+                and sub.startswith("The end of a game") for t in ts)
+    listed = {(r["result"].strip("`"), reason) for r in rows for reason in _ticked(r["reason"])}
+    code = (GAMES / "duel_masters" / "rules.py").read_text(encoding="utf-8") + (
+        GAMES / "common.py").read_text(encoding="utf-8")
+    reasons = set(re.findall(r'GameResult\("(?:win|draw)", [^,]+, "(\w+)"\)', code))
+    reasons |= set(re.findall(r'reason = "(\w+)" if', code))
+    reasons |= set(re.findall(r'else "(\w+)"  # dm104', code))
+    assert reasons >= {"direct_attack", "deck_out", "special_win", "special_loss"}
+    assert reasons | {"concession"} == {reason for _, reason in listed}
+    example = json.loads(re.search(r"A drawn game is `(\{[^`]+\})`",
+                                   DOC.read_text(encoding="utf-8")).group(1))  # type: ignore[union-attr]
+    assert example["result"] == "draw" and "winner" not in example
+    assert ("draw", example["reason"]) in listed
+    # Both players lose at one moment (fixture special-loss-both-draw): the table's end
+    # written as the page shows a drawn game is the rules' end.
+    path = ROOT / "fixtures" / "rulings" / "duel_masters" / "special-loss-both-draw.jsonl"
+    lines = [x for _, x in read_log(path) if not isinstance(x, LineError)]
+    end = {**example, "reason": "special_loss", "seq": lines[-1].seq}
+    report = judge([*lines[:-1], LINE_ADAPTER.validate_python(end)])
+    assert report.result is not None and report.result["result"] == "draw", report.result
+    assert not [f for f in report.findings if f.severity == "error"], report.findings
