@@ -646,13 +646,12 @@ def test_the_life_each_frame_starts_with() -> None:
             took += p == start.first_player
             board = flow.rules.boards[p]  # type: ignore[attr-defined]
             assert len(board.deck) == deck - took, (frame, p)
-        if frame is not None:
-            # The 40-card example in the last column.
-            first, other = re.findall(r"(\d+) / (\d+)", r[list(r)[-1]])[0]
-            fixed = {"entry16": 16}.get(frame, 40)
-            base = fixed - sum(int(r[k]) for k in ("scenario hand", "rare card", "pack",
-                                                   "preset", "hand drawn")) - 1
-            assert (int(first), int(other)) == (base - 1, base), frame
+        # The example in the last column: 40 cards (エントリー16: 16), one reveal each.
+        first, other = re.findall(r"(\d+) / (\d+)", r[list(r)[-1]])[0]
+        fixed = {"entry16": 16}.get(frame or "", 40)
+        base = fixed - sum(int(r[k]) for k in ("scenario hand", "rare card", "pack",
+                                               "preset", "hand drawn")) - 1
+        assert (int(first), int(other)) == (base - 1, base), frame
 
 
 # ---------------------------------------------------------------------- game ends
