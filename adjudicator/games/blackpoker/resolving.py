@@ -25,6 +25,7 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     parse_card,
     split_ref,
 )
+from coreflow_judge.adjudicator.games.choices import choice_findings
 from coreflow_judge.adjudicator.plan import Effect, PlanStep, ResolutionPlan
 
 if TYPE_CHECKING:
@@ -51,11 +52,17 @@ class Resolving:
         self.req = req
         self.line = line
         self.planning = planning
-        self.choices = dict(line.choices or {})
         self.a = req.action.data
+        found, self.refused = choice_findings(
+            req.action.name, "resolve", self.a.get("choices_on_resolve"), line.choices,
+            line.seq)
+        self.findings: list[Finding] = found
+        """A choice refused for its shape (or one the action does not take) is read as not
+        recorded; the line has its finding, so the steps add none about a choice."""
+        self.choices = {k: v for k, v in (line.choices or {}).items()
+                        if k not in self.refused}
         self.steps: list[PlanStep] = []
         self.effects: list[Effect] = []
-        self.findings: list[Finding] = []
         self.triggers: list[TriggerSpec] = []
         self.key_dest = "graveyard"
         self.pass_chance = False
@@ -80,6 +87,8 @@ class Resolving:
         """The effects the log claims, as plain dicts (read many times, built once)."""
 
     def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
+        if self.refused and code in ("log.choice-missing", "legality.choice-invalid"):
+            return  # the line's choices were refused already: one finding (choices.py)
         self.findings.append(finding(code, self.line.seq, rule, msg, **kw))
 
     def target_char(self) -> Character | None:
@@ -217,7 +226,7 @@ class Resolving:
     def step_enter_bulwark_from_hand(self, step: dict[str, Any]) -> None:
         player = self.req.controller
         # An unrecorded card (warned when requested) is still a bulwark, face unknown.
-        ref = (self.req.choices or {}).get("card") or f"{player}:{UNKNOWN}"
+        ref = self.r.request_choices(self.req).get("card") or f"{player}:{UNKNOWN}"
         card = card_of(str(ref))
         b = self.r.boards[player]
         b.take_from_hand(card)
