@@ -327,6 +327,12 @@ class CoreFlow:
             to_turn_player = isinstance(line, ChanceMoved) and line.to == self.turn_player
             if not to_turn_player and (action is None or action.timing != "main"):
                 return False
+            if action is not None and isinstance(line, Request) and \
+                    line.player == self.turn_player and self._stage_is_only_unplayed_triggers():
+                # [6-10-5]: triggered requests the rules staged and nobody played, under
+                # the turn player's main-timing request, were missed (a Block nobody
+                # declared, then End): the line's own order.trigger-missed says so.
+                return False
             left = list(self.stage)
             for req in left:
                 self.stage.remove(req)
