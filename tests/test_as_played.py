@@ -293,7 +293,45 @@ def _bp_other_hand_card(op: str) -> Alter:
     return alter
 
 
+def _bp_not_entered(rules: Any, req: Req, effects: list[Fx]) -> Alteration | None:
+    """A summon the table did not carry out: the character the rules put on the field is
+    not there, and its key card went to the graveyard as the table records."""
+    enter = next((e for e in effects if e.get("op") == "enter"
+                  and len(e.get("cards") or []) == 1 and e["cards"][0] in req.key_cards
+                  and rules.find(str(e["character"])) is None), None)
+    if enter is None:
+        return None
+    ref = str(enter["character"])
+    owner, _, card = str(enter["cards"][0]).partition(":")
+    moved = {"op": "move", "card": enter["cards"][0], "from": "stage", "to": "graveyard"}
+    new = [e for e in effects if e is not enter] + [moved]
+
+    def check(was: Board, ruled: Board, played: Board) -> str | None:
+        if _field_char(played, owner, ref) is not None:
+            return f"{ref} is on the field"
+        return None if card in _player(played, owner)["graveyard"] else \
+            f"{card} is not in {owner}'s graveyard"
+    return Alteration(new, check)
+
+
+def _bp_not_flipped(rules: Any, req: Req, effects: list[Fx]) -> Alteration | None:
+    """A trump the rules turn over stays as it was."""
+    flip = next((e for e in effects if e.get("op") == "flip" and e.get("card")), None)
+    if flip is None:
+        return None
+    owner, _, card = str(flip["card"]).partition(":")
+
+    def check(was: Board, ruled: Board, played: Board) -> str | None:
+        def face(board: Board) -> Any:
+            return next((t["face"] for t in _player(board, owner).get("trumps") or []
+                         if t["card"] == card), None)
+        return None if face(played) == face(was) else \
+            f"{owner}:{card} is {face(played)}, was {face(was)}"
+    return Alteration([e for e in effects if e is not flip], check)
+
+
 BP_ALTERATIONS: dict[str, Alter] = {
+    "a summon not carried out": _bp_not_entered,
     "an attacker not driven": _bp_not_driven,
     "another card discarded": _bp_other_hand_card("move"),
     "another card set as a bulwark": _bp_other_hand_card("enter"),
@@ -308,11 +346,12 @@ BP_ALTERATIONS: dict[str, Alter] = {
 }
 
 
-def bp_game(kind: str, edition: str, seed: int, nth: int, fmt: str = "lite"
+def bp_game(kind: str, edition: str, seed: int, nth: int, fmt: str = "lite",
+            frame: str | None = None, kinds: dict[str, Alter] | None = None
             ) -> tuple[Outcome | None, list[LogLine]]:
     from coreflow_judge.adjudicator.games.blackpoker.simulate import _Simulator
 
-    sim = _Simulator(edition, seed, fmt, 3000, f"as-played-{seed}")
+    sim = _Simulator(edition, seed, fmt, 3000, f"as-played-{seed}", frame)
 
     def steps() -> Iterator[tuple[Any, LogLine]]:
         item = sim._next()
@@ -327,8 +366,8 @@ def bp_game(kind: str, edition: str, seed: int, nth: int, fmt: str = "lite"
     def known() -> bool:  # the simulator's hidden cards stay its own: decks not shuffled
         return all(r is None for r in sim.remaining.values())
 
-    return play_altered(sim.flow, steps, sim._feed, effects, BP_ALTERATIONS[kind], nth,
-                        3000, known)
+    return play_altered(sim.flow, steps, sim._feed, effects, (kinds or BP_ALTERATIONS)[kind],
+                        nth, 3000, known)
 
 
 WANTED = 6
@@ -361,6 +400,18 @@ BP_CASES = [(edition, kind) for edition in ("9.0", "6.1") for kind in sorted(BP_
             if (edition, kind) != ("9.0", "another card discarded")]
 """Every kind in both editions, but a discard at End in 9.0: its Draw keeps a lite hand
 under the limit in the simulated games (none in 30 seeds); 6.1's Draw of 1 or 2 does not."""
+
+
+@pytest.mark.parametrize(("edition", "fmt", "frame"), [("9.0", "master", "extra"),
+                                                    ("6.1", "extra", None)])
+def test_blackpoker_follows_a_trump_left_as_it_was(edition: str, fmt: str,
+                                                   frame: str | None) -> None:
+    """``flip``: the trumps (6.1 extra, the 9.0 extra frame)."""
+    BP_ALTERATIONS_TRUMPS = {"a trump not turned over": _bp_not_flipped}
+    tried = tried_games(lambda seed, nth: bp_game("a trump not turned over", edition, seed,
+                                                  nth, fmt, frame, BP_ALTERATIONS_TRUMPS),
+                        f"{edition} {fmt} trump not turned over")
+    assert tried >= 3, tried
 
 
 @pytest.mark.parametrize(("edition", "kind"), BP_CASES)
@@ -489,7 +540,40 @@ def _dm_power(rules: Any, req: Req, effects: list[Fx]) -> Alteration | None:
     return None
 
 
+def _dm_not_tapped(rules: Any, req: Req, effects: list[Fx]) -> Alteration | None:
+    """An attacker the rules tap stays as it was (the first ``tap`` of the resolution)."""
+    tap = next((e for e in effects if e.get("op") == "tap"), None)
+    if tap is None or rules.find(str(tap["card"])) is None:
+        return None
+    ref = str(tap["card"])
+    owner = ref.partition(":")[0]
+
+    def check(was: Board, ruled: Board, played: Board) -> str | None:
+        a, b = _field_char(was, owner, ref), _field_char(played, owner, ref)
+        return None if a is not None and b is not None and a["state"] == b["state"] else \
+            f"{ref} is {b}, was {a}"
+    return Alteration([e for e in effects if e is not tap], check)
+
+
+def _dm_not_untapped(rules: Any, req: Req, effects: list[Fx]) -> Alteration | None:
+    """The next turn's untap the table forgot: its player's cards stay as they were."""
+    untap = next((e for e in effects if e.get("op") == "untap"), None)
+    if untap is None:
+        return None
+    player = str(untap["player"])
+    if not any(m.tapped for m in rules.boards[player].mana):
+        return None
+
+    def check(was: Board, ruled: Board, played: Board) -> str | None:
+        a, b = _player(was, player), _player(played, player)
+        return None if a["mana_tapped"] == b["mana_tapped"] else \
+            f"{player}'s tapped mana {b['mana_tapped']}, was {a['mana_tapped']}"
+    return Alteration([e for e in effects if e is not untap], check)
+
+
 DM_ALTERATIONS: dict[str, Alter] = {
+    "an attacker not tapped": _dm_not_tapped,
+    "an untap left out": _dm_not_untapped,
     "another card drawn": _dm_draw(more=False),
     "one card more drawn": _dm_draw(more=True),
     "another card charged": _dm_other_mana,

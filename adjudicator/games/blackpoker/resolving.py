@@ -800,6 +800,16 @@ class Resolving:
         keymoves = [t for t in theirs if t.get("op") == "move" and t.get("from") == "stage"]
         theirs = [t for t in theirs if t not in keymoves]
         strays = [t for t in keymoves if self.key_dest == "field" or t.get("to") != self.key_dest]
+        if self.key_dest == "field":
+            # A key card the claims never put on the field: the effect that puts it there is
+            # left out of the claims (one legality.effect-mismatch below), and where the key
+            # card went follows from that (a wrong resolution gets one finding).
+            entered = {str(c) for t in theirs if t.get("op") == "enter"
+                       for c in t.get("cards") or []}
+            quiet = [t for t in strays if t.get("card") not in entered and t.get("to") ==
+                     "graveyard"]
+            self._follow_key_cards(quiet)
+            strays = [t for t in strays if t not in quiet]
         for t in strays:
             self.rep("legality.key-card-not-to-graveyard", "bp4.3.3.2.1",
                      f"{t.get('card')} went to the {t.get('to')}; the rules send it to the "
