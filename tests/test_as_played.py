@@ -407,9 +407,9 @@ under the limit in the simulated games (none in 30 seeds); 6.1's Draw of 1 or 2 
 def test_blackpoker_follows_a_trump_left_as_it_was(edition: str, fmt: str,
                                                    frame: str | None) -> None:
     """``flip``: the trumps (6.1 extra, the 9.0 extra frame)."""
-    BP_ALTERATIONS_TRUMPS = {"a trump not turned over": _bp_not_flipped}
+    trumps: dict[str, Alter] = {"a trump not turned over": _bp_not_flipped}
     tried = tried_games(lambda seed, nth: bp_game("a trump not turned over", edition, seed,
-                                                  nth, fmt, frame, BP_ALTERATIONS_TRUMPS),
+                                                  nth, fmt, frame, trumps),
                         f"{edition} {fmt} trump not turned over")
     assert tried >= 3, tried
 
