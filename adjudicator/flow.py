@@ -1013,6 +1013,25 @@ class CoreFlow:
         self.turn_untouched = True
         self.ledger.derive(TurnStarted, dict(player=player, turn=self.turn))
 
+    def turn_taken_by(self, player: str) -> None:
+        """The turn a resolution has just started is ``player``'s, as its recorded effects
+        say (the table handed the turn to another player than the rules): what the rules
+        derived for its start and the log has not written yet (the turn start, a chance
+        move) becomes that player's. The game follows the table as played (the
+        resolution's own finding says what the rules wanted)."""
+        rightful = self.turn_player
+        if player not in self.players or player == rightful or not self.turn_untouched:
+            return
+        self.turn_player = player
+        if self.chance == rightful:
+            self.chance = player
+        for d in self.ledger.expected:
+            f = d.fields
+            if d.model is TurnStarted and f["player"] == rightful:
+                f["player"] = player
+            elif d.model is ChanceMoved and f["to"] == rightful:
+                f["to"] = player
+
     # ------------------------------------------------------------------ [9] the game end
     def _on_game_ended(self, line: GameEnded) -> None:
         """[9]: the table records the end; compared with the rules' result."""

@@ -330,7 +330,21 @@ def _bp_not_flipped(rules: Any, req: Req, effects: list[Fx]) -> Alteration | Non
     return Alteration([e for e in effects if e is not flip], check)
 
 
+def _bp_turn_kept(rules: Any, req: Req, effects: list[Fx]) -> Alteration | None:
+    """End hands the turn to the player who ended it (the table's player goes on)."""
+    turn = next((e for e in effects if e.get("op") == "turn"), None)
+    if turn is None:
+        return None
+    me = req.controller
+
+    def check(was: Board, ruled: Board, played: Board) -> str | None:
+        return None if played["turn_player"] == me and played["turn"] == was["turn"] + 1 \
+            else f"turn {played['turn']} is {played['turn_player']}'s"
+    return Alteration([dict(e, player=me) if e is turn else e for e in effects], check)
+
+
 BP_ALTERATIONS: dict[str, Alter] = {
+    "the turn kept by its player": _bp_turn_kept,
     "a summon not carried out": _bp_not_entered,
     "an attacker not driven": _bp_not_driven,
     "another card discarded": _bp_other_hand_card("move"),
@@ -659,4 +673,37 @@ def il_game(kind: str, seed: int, nth: int) -> tuple[Outcome | None, list[LogLin
 @pytest.mark.parametrize("kind", sorted(IL_ALTERATIONS))
 def test_i_language_follows_the_recorded_effects(kind: str) -> None:
     tried = tried_games(lambda seed, nth: il_game(kind, seed, nth), f"i-language {kind}")
+    assert tried >= 3, tried
+
+
+# ---------------------------------------------------------------------------- every format
+def _left_out(rules: Any, req: Req, effects: list[Fx]) -> Alteration | None:
+    """One effect of the rules' (the second of a resolution with two or more that change
+    the table) left out of the claim: taken back, whatever its op. No board check: the
+    kinds above check the board; this one runs every format's ops through the taking back
+    (transform, shuffle, discard, flip, enter of every kind of character ...)."""
+    changes = [e for e in effects if e.get("op") not in ("reveal", "turn")]
+    if len(changes) < 2:
+        return None
+    return Alteration([e for e in effects if e is not changes[1]], lambda *_: None)
+
+
+@pytest.mark.parametrize(("edition", "fmt", "frame"), [
+    ("6.1", "standard", None), ("9.0", "standard", None), ("6.1", "pro", None),
+    ("9.0", "pro", None), ("6.1", "master", None), ("9.0", "master", None),
+    ("6.1", "extra", None), ("9.0", "master", "extra"), ("9.0", "lite", "pack"),
+    ("9.0", "lite", "rare_pack"), ("9.0", "lite", "strategy")])
+def test_blackpoker_every_format_an_effect_left_out(edition: str, fmt: str,
+                                                    frame: str | None) -> None:
+    """In every format and frame: one effect of a resolution left out of its claim is one
+    finding at that line, and the game played on from the table as played has none after
+    it."""
+    kinds: dict[str, Alter] = {"left out": _left_out}
+    tried = 0
+    for seed in range(3):
+        for nth in (0, 3):
+            out, log = bp_game("left out", edition, seed, nth, fmt, frame, kinds)
+            if out is not None:
+                tried += 1
+                judged_once(out, log, f"{edition} {fmt} {frame} seed {seed} nth {nth}")
     assert tried >= 3, tried

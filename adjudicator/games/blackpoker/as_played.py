@@ -22,8 +22,10 @@ second, in the log's order, one primitive effect at a time, for every op a log c
   {character, to}; ``flip`` {card | zone pack, face}; ``shuffle`` {player}; ``negate``
   {request}; ``change_target`` {request, target}; ``clear_designation`` {character}.
 
-``reveal`` is no change of the table and ``turn`` is the flow's (a turn handed to another
-player is judged by the ``turn`` repair of the core flow): neither is carried out here.
+``turn`` {player}: the turn End hands over goes to the player the log names
+(:meth:`CoreFlow.turn_taken_by`; a claim that leaves the turn change out is reported only:
+the lines that follow show whose turn it was, and the core flow's ``turn`` repair judges
+them). ``reveal`` is no change of the table.
 
 Taking back needs the table as it was before the resolution: :class:`Before` keeps it
 (only for a resolution that records effects). A card of a player is one card (a deck holds
@@ -80,11 +82,14 @@ class AsPlayed:
         self.res = res
         self.r = res.r
         self.before = before
+        self.turn_started = False
+        """The rules' effects the table left out hand the turn over (End)."""
 
     # ------------------------------------------------------------------ entry
     def follow(self, unmatched: Sequence[Effect], extra: Sequence[Effect]) -> None:
         """Take back ``unmatched`` (the rules' effects the table did not carry out), last
         first, then carry out ``extra`` (what the table did instead), in order."""
+        self.turn_started = any(o.get("op") == "turn" for o in unmatched)
         for o in reversed(unmatched):
             handler = getattr(self, "undo_" + str(o.get("op")), None)
             if handler is not None:
@@ -502,6 +507,12 @@ class AsPlayed:
         left = [c for c in was.deck if c == UNKNOWN or _where(b, c, deck=False) is None]
         if len(left) == len(b.deck):
             b.deck = left
+
+    def do_turn(self, t: Effect) -> None:
+        """The turn the rules handed over is the named player's (before the requests that
+        start it are made: the Charge is that player's)."""
+        if self.turn_started and isinstance(t.get("player"), str):
+            self.res.flow.turn_taken_by(t["player"])
 
     def do_negate(self, t: Effect) -> None:
         target = self.res.flow.negate(str(t.get("request")))
