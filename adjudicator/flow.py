@@ -327,6 +327,12 @@ class CoreFlow:
             to_turn_player = isinstance(line, ChanceMoved) and line.to == self.turn_player
             if not to_turn_player and (action is None or action.timing != "main"):
                 return False
+            if action is not None and isinstance(line, Request) and \
+                    line.player == self.turn_player and self._stage_is_only_unplayed_triggers():
+                # [6-10-5]: triggered requests the rules staged and nobody played, under
+                # the turn player's main-timing request, were missed (a Block nobody
+                # declared, then End): the line's own order.trigger-missed says so.
+                return False
             left = list(self.stage)
             for req in left:
                 self.stage.remove(req)
@@ -1025,6 +1031,25 @@ class CoreFlow:
         self.once_used.clear()
         self.turn_untouched = True
         self.ledger.derive(TurnStarted, dict(player=player, turn=self.turn))
+
+    def turn_taken_by(self, player: str) -> None:
+        """The turn a resolution has just started is ``player``'s, as its recorded effects
+        say (the table handed the turn to another player than the rules): what the rules
+        derived for its start and the log has not written yet (the turn start, a chance
+        move) becomes that player's. The game follows the table as played (the
+        resolution's own finding says what the rules wanted)."""
+        rightful = self.turn_player
+        if player not in self.players or player == rightful or not self.turn_untouched:
+            return
+        self.turn_player = player
+        if self.chance == rightful:
+            self.chance = player
+        for d in self.ledger.expected:
+            f = d.fields
+            if d.model is TurnStarted and f["player"] == rightful:
+                f["player"] = player
+            elif d.model is ChanceMoved and f["to"] == rightful:
+                f["to"] = player
 
     # ------------------------------------------------------------------ [9] the game end
     def _on_game_ended(self, line: GameEnded) -> None:

@@ -449,6 +449,10 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 flow.report("legality.effect-mismatch", "bp4.2.1",
                             f"{player} drew {claimed} but the deck's top card was {top}.",
                             expected=top, actual=claimed)
+                if b.deck is not None and claimed in b.deck:
+                    # As played: the table took that card; the top card stays on top.
+                    b.deck.remove(claimed)
+                    b.deck.insert(0, top)
             card = claimed if claimed != UNKNOWN else top
             b.add_to_hand(card)
             got.append(card)

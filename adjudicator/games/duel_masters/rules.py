@@ -52,6 +52,7 @@ from coreflow_judge.adjudicator.games.common import (
     load_edition_data,
     unknown_decks,
 )
+from coreflow_judge.adjudicator.games.duel_masters.as_played import AsPlayed
 from coreflow_judge.adjudicator.games.duel_masters.board import (
     Attachment,
     Board,
@@ -1022,9 +1023,11 @@ class DuelMastersRules(RulesHooks):
         The judge applies the plan whatever the claims say, so it computes the plan on the
         table itself rather than on a copy (:meth:`plan_resolution`): the same computation,
         without copying the table at every resolution."""
+        before = self.copy_table() if line.effects is not None else None
         work = _Resolving(self, flow, req, dict(line.choices or {}), line.seq)
         work.run()  # the plan (work.plan()), carried out on this table
         if line.effects is not None:
+            work.before = before
             work.rule_on_claims(list(work.effects), [e.model_dump() for e in line.effects])
         work.close_end_step()  # the log kept a creature whose ability kept the step open
         self._start_next_turn(flow, work)
@@ -1154,6 +1157,9 @@ class _Resolving:
         self.unknown_zones: set[tuple[str, str]] = set()
         """(player, zone) whose contents the header does not give, met in this resolution:
         the creatures the recorded effects move out of them are taken as played."""
+        self.before: DuelMastersRules | None = None
+        """The table before the resolution, where the log claims its effects: what the
+        table as played is computed from when the claims differ (:mod:`.as_played`)."""
         self.unseen_aura: tuple[str, CardDef] | None = None
         """An aura that GR summons from such a zone: it is put on the creature the recorded
         effects show entering."""
@@ -2030,27 +2036,10 @@ class _Resolving:
 
     def _follow_the_log(self, unmatched: list[dict[str, Any]],
                         extra: list[dict[str, Any]]) -> None:
-        """Creatures the rules destroy that the log keeps stay; creatures the log removes
-        that the rules keep go (to the zone the log names)."""
-        for o in unmatched:
-            if o["op"] == "destroy" and not any(
-                    t.get("card") == o["card"] and t.get("op") in ("destroy", "move")
-                    for t in extra):
-                self._undo_destroy(str(o["card"]))
-        for t in extra:
-            ref = t.get("card")
-            if t.get("op") in ("destroy", "move") and t.get("from", "battle") == "battle" \
-                    and isinstance(ref, str):
-                c = self.r.find(ref)
-                if c is not None:
-                    self.leave(c)
-                    b = self.r.boards[c.owner]
-                    to = b.put_back(c.card, card_of(ref), str(t.get("to", "graveyard")))
-                    if to == "hand":
-                        b.add_to_hand(card_of(ref))
-                    elif to not in ("hyperspatial", "super_gr"):
-                        b.graveyard.append(card_of(ref))
-
+        """The table did otherwise than the rules say: the table becomes what the recorded
+        effects say, for every op (:mod:`.as_played`; docs/decisions.md §1)."""
+        if self.before is not None:
+            AsPlayed(self, self.before).follow(unmatched, extra)
 
 
 def rules_factory(header: MatchStarted, edition: str) -> DuelMastersRules:
