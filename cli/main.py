@@ -882,9 +882,14 @@ def verify(
     if every:
         with _recorder(store, reading=True) as recorder:
             chains = [recorder.verify_record(m) for m in recorder.match_ids()]
+            lost = recorder.format_record_lost()
+        if lost:
+            typer.echo(f"{_store_name(store)}: the store's format record (coreflow_meta) is "
+                       "missing, though rows written in its format are in it: it was removed "
+                       "outside coreflow (every match is held to the format)")
         for chain in chains:
             typer.echo(chain.describe())
-        raise typer.Exit(EXIT_NO if not all(c.ok for c in chains) else EXIT_OK)
+        raise typer.Exit(EXIT_NO if lost or not all(c.ok for c in chains) else EXIT_OK)
     if target is None:
         raise CliError("give a log file or a match id (or --all)", EXIT_INPUT)
     path = Path(target)

@@ -26,7 +26,9 @@ when this version first opened the store for writing, in the transaction that se
 store up: every record whose first row came after notification ``N`` is of this format,
 so a row of it without a hash, a format mark or a record hash where one is due is
 tampering, not history. Each row of this format also carries the mark (``store_format``):
-a store whose ``coreflow_meta`` is removed while its rows say otherwise is refused too.
+a store whose format record is gone while rows of it carry the mark lost it outside
+coreflow, and every one of its records is then held to this format (no format record is
+written to it again).
 
 Records older than the store's format (written by an earlier coreflow) are read as
 follows: hashes present are checked as the log chain; the table numbers, which no chain
@@ -91,17 +93,6 @@ def record_step(previous: str, line: LogLine, table_seq: int | None) -> str:
     data: dict[str, Any] = canonical_dict(line)
     data[TABLE_SEQ_FIELD] = table_seq
     return chain_hash(previous, data)
-
-
-class MetadataRemoved(Exception):
-    """The store has rows of this version's format but no format record: it was removed."""
-
-    MESSAGE = ("its format record ({table}) is missing, but rows written in this "
-               "version's format are in it: the record was removed outside coreflow. Nothing "
-               "is written to it; coreflow verify --all shows the matches concerned")
-
-    def __init__(self) -> None:
-        super().__init__(self.MESSAGE.format(table=META_TABLE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,16 +172,17 @@ class StoredChain:
             return (f"{who}: stored record broken at seq {self.problem.seq}: the stored row "
                     f"{self.problem.why} (the store was changed outside coreflow)")
         if self.unchained:
-            return (f"{who}: recorded by an older coreflow without hashes: it cannot be "
+            text = (f"{who}: recorded by an older coreflow without hashes: it cannot be "
                     "verified (nothing in the store covers its lines)")
-        text = f"{who}: stored hash chain intact ({self.lines} lines, head {self.head})"
-        if self.legacy:
+        else:
+            text = f"{who}: stored hash chain intact ({self.lines} lines, head {self.head})"
+        if self.legacy and not self.unchained:
             text += ("; recorded by an older coreflow, whose chain does not cover the "
                      "table's line numbers: judge and board rule on the complete log")
         if self.signed is True:
             text += "; signed with COREFLOW_SIGNING_KEY"
         elif self.signed is False:
-            text += ("; but NOT signed with COREFLOW_SIGNING_KEY (recorded without the key, "
+            text += ("; NOT signed with COREFLOW_SIGNING_KEY (recorded without the key, "
                      "cut back, or chained again by someone without it)")
         return text
 
@@ -212,7 +204,7 @@ def check_record(match_id: str, rows: Sequence[tuple[int, RecordedLine | str]],
         problem = _row_problem(expected, version, event, this_format, hashed)
         if problem is None and not isinstance(event, str):
             line = event.line
-            h = chain_hash(h, line)
+            previous_h, h = h, chain_hash(h, line)
             if unchained:
                 count = expected
                 continue
@@ -220,7 +212,8 @@ def check_record(match_id: str, rows: Sequence[tuple[int, RecordedLine | str]],
                 problem = ("does not match its stored hash (the line was changed, or rows "
                            "were swapped)")
             elif this_format:
-                r = record_step(r, line, event.table_seq)
+                r = h if r == previous_h and event.table_seq == line.seq else record_step(
+                    r, line, event.table_seq)
                 if (event.record_hash or line.hash) != r:
                     problem = ("has a table number (table_seq) or record hash that does not "
                                "match the stored record chain (changed)")

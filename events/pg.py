@@ -40,7 +40,6 @@ from coreflow_judge.events.evidence import (
     META_FORMAT_KEY,
     META_TABLE,
     STORE_FORMAT,
-    MetadataRemoved,
 )
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder
@@ -81,6 +80,16 @@ def read_meta(recorder: PostgresAggregateRecorder) -> str | None:
             Identifier(schema), Identifier(META_TABLE)), [META_FORMAT_KEY])
         row = curs.fetchone()
     return None if row is None else str(row["value"])
+
+
+def has_marks(recorder: PostgresAggregateRecorder) -> bool:
+    """Whether any stored row carries the format mark of this version's rows."""
+    with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
+        curs.execute(SQL("SELECT 1 FROM {0}.{1} WHERE position(%s::bytea in state) > 0 "
+                         "LIMIT 1").format(Identifier(recorder.datastore.schema),
+                                          Identifier(recorder.events_table_name)),
+                     [FORMAT_MARK])
+        return curs.fetchone() is not None
 
 
 def first_id(recorder: PostgresAggregateRecorder, record_id: UUID) -> int | None:
@@ -174,7 +183,7 @@ class ChunkedApplicationRecorder(PostgresApplicationRecorder):
         curs.execute(SQL("SELECT 1 FROM {0}.{1} WHERE position(%s::bytea in state) > 0 "
                          "LIMIT 1").format(schema, events), [FORMAT_MARK])
         if curs.fetchone() is not None:
-            raise MetadataRemoved
+            return  # removed outside coreflow: every record is held to this format
         curs.execute(SQL("INSERT INTO {0}.{1} (key, value) SELECT %s, "
                          "'{{\"since\":' || COALESCE(MAX(notification_id), 0) || "
                          "',\"store_format\":{2}}}' FROM {0}.{3}").format(

@@ -25,7 +25,6 @@ from coreflow_judge.events.evidence import (
     META_FORMAT_KEY,
     META_TABLE,
     STORE_FORMAT,
-    MetadataRemoved,
 )
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteApplicationRecorder, SQLiteCursor
@@ -41,6 +40,14 @@ def read_meta(recorder: SQLiteAggregateRecorder) -> str | None:
         c.execute(f"SELECT value FROM {META_TABLE} WHERE key = ?", (META_FORMAT_KEY,))
         row = c.fetchone()
     return None if row is None else str(row[0])
+
+
+def has_marks(recorder: SQLiteAggregateRecorder) -> bool:
+    """Whether any stored row carries the format mark of this version's rows."""
+    with recorder.datastore.transaction(commit=False) as c:
+        c.execute(f"SELECT 1 FROM {recorder.events_table_name} WHERE instr(state, ?) > 0 "
+                  "LIMIT 1", (FORMAT_MARK,))
+        return c.fetchone() is not None
 
 
 def first_id(recorder: SQLiteAggregateRecorder, record_id: UUID) -> int | None:
@@ -72,7 +79,7 @@ class WaitingSQLiteApplicationRecorder(SQLiteApplicationRecorder):
         c.execute(f"SELECT 1 FROM {self.events_table_name} WHERE instr(state, ?) > 0 LIMIT 1",
                   (FORMAT_MARK,))
         if c.fetchone() is not None:
-            raise MetadataRemoved
+            return  # removed outside coreflow: every record is held to this format
         c.execute(f"INSERT INTO {META_TABLE} (key, value) SELECT ?, "
                   f"'{{\"since\":' || COALESCE(MAX(rowid), 0) || ',\"store_format\":"
                   f"{STORE_FORMAT}}}' FROM {self.events_table_name}", (META_FORMAT_KEY,))

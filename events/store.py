@@ -40,7 +40,6 @@ from coreflow_judge.events.busy import (
 )
 from coreflow_judge.events.evidence import (
     STORE_FORMAT,
-    MetadataRemoved,
     StoredChain,
     StoreMeta,
     check_record,
@@ -376,13 +375,6 @@ class MatchRecord:
         return record
 
     @property
-    def head_hash(self) -> str:
-        """The head of the record chain: the record's receipt (the log chain's head where
-        every table number is the line's own seq). A record kept by an older coreflow
-        without hashes gets the chain computed over its lines."""
-        return self._record_head
-
-    @property
     def log_head(self) -> str:
         """The head of the log chain: what the exported log ends with."""
         return self._log_head
@@ -441,12 +433,14 @@ class MatchRecord:
                     f"match {self.match_id!r}: seq {line.seq} is a {line.type} line; "
                     "a match record has exactly one match_started line, at seq 1"
                 )
-            log_head = chain_hash(log_head, line)
+            previous_log_head, log_head = log_head, chain_hash(log_head, line)
             if self.legacy:
                 record_head = log_head
                 extra: dict[str, Any] = {}
             else:
-                record_head = record_step(record_head, line, table_seq)
+                record_head = log_head if (record_head == previous_log_head and table_seq
+                                           == line.seq) else record_step(record_head, line,
+                                                                         table_seq)
                 extra = {"store_format": STORE_FORMAT,
                          "record_hash": record_head if record_head != log_head else None}
             new.append(
@@ -652,6 +646,9 @@ class MatchRecorder(Application[UUID]):
     }
     notification_page_size: int = 500
     """How many notifications :meth:`match_ids` reads per query."""
+    _marked: bool | None = None
+    """Whether the store holds rows of this format (looked up once, when it has no
+    format record)."""
 
     def record(self, lines: Sequence[LogLine],
                table_seqs: Sequence[int | None] | None = None) -> UUID:
@@ -871,12 +868,24 @@ class MatchRecorder(Application[UUID]):
         except PersistenceError as exc:
             raise _failed(exc) from exc
 
-    def _of_this_format(self, record_id: UUID) -> bool:
-        """Whether the store says the record was written in this version's format."""
+    def format_record_lost(self) -> bool:
+        """Whether the store has no format record although rows of this format are in it
+        (the record was removed outside coreflow)."""
+        return self.store_meta() is None and self._of_this_format(None)
+
+    def _of_this_format(self, record_id: UUID | None) -> bool:
+        """Whether the store says the record was written in this version's format. A store
+        with no format record but rows of this format (marked) lost its record: all of its
+        records are then held to this format."""
         meta = self.store_meta()
         if meta is None:
-            return False
-        if meta.since == 0:
+            if self._marked is None:
+                try:
+                    self._marked = _backend_has_marks(self.recorder)
+                except PersistenceError as exc:
+                    raise _failed(exc) from exc
+            return self._marked
+        if meta.since == 0 or record_id is None:
             return True
         try:
             first = _backend_first_id(self.recorder, record_id)
@@ -933,6 +942,23 @@ def _backend_meta(recorder: Any) -> str | None:
 
         return read_pg_meta(recorder)
     return StoreMeta(STORE_FORMAT, 0).text()  # in memory: made by this version
+
+
+def _backend_has_marks(recorder: Any) -> bool:
+    """Whether any stored row carries this format's mark (a store without its format
+    record: one whose record was removed has some)."""
+    from eventsourcing.sqlite import SQLiteAggregateRecorder
+
+    if isinstance(recorder, SQLiteAggregateRecorder):
+        from coreflow_judge.events.sqlitewriter import has_marks
+
+        return has_marks(recorder)
+    pg = sys.modules.get("eventsourcing.postgres")
+    if pg is not None and isinstance(recorder, pg.PostgresAggregateRecorder):
+        from coreflow_judge.events.pg import has_marks as has_pg_marks
+
+        return has_pg_marks(recorder)
+    return True
 
 
 def _backend_first_id(recorder: Any, record_id: UUID) -> int | None:
@@ -1045,8 +1071,6 @@ def open_recorder(store: str | None = None, read_only: bool = False) -> MatchRec
             if cause is not None:
                 raise StoreUnavailable(f"cannot open the event store {where}: {cause}")
         return retrying(lambda _attempt: MatchRecorder(env=env), "opening the event store")
-    except MetadataRemoved as exc:
-        raise StoreUnavailable(f"cannot write to the event store {where}: {exc}") from None
     except NotOurStore as exc:
         raise StoreUnavailable(f"cannot use {where} as the event store: {exc}") from exc
     except (EventSourcingError, PersistenceError, OSError, sqlite3.Error) as exc:
