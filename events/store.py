@@ -394,7 +394,8 @@ class MatchRecord:
         """Add pending lines; all are checked before any is taken (all or nothing).
 
         ``table_seqs``: each line's number in the log the table wrote (None: derived);
-        without it every line is the table's, numbered as the record numbers it.
+        without it every line is the table's, numbered on from the table's last line (as
+        the record numbers it, for a record made line by line by ``play``).
 
         Each line is stored with its chain hash (the log format's chain: sha256 of the
         previous hash and the line's canonical JSON) and the row with its record chain
@@ -412,8 +413,9 @@ class MatchRecord:
             numbers = list(table_seqs)
         elif self.legacy:
             numbers = [None] * len(lines)
-        else:
-            numbers = [getattr(line, "seq", None) for line in lines]
+        else:  # the table's next lines: numbered on from its last one
+            last = next((n for n in reversed(self.table_seqs) if n is not None), 0)
+            numbers = [last + i for i in range(1, len(lines) + 1)]
         if len(numbers) != len(lines):
             raise AppendRejected(f"match {self.match_id!r}: {len(numbers)} table numbers "
                                  f"for {len(lines)} lines")

@@ -413,3 +413,42 @@ def test_a_store_of_a_coreflow_without_hashes_cannot_be_verified(store: str) -> 
     assert code == 1 and "cannot be verified" in out
     code, out = run("judge", match_id, "--store", store)
     assert code == 1 and "unverified" in out and "1 error" in out
+
+
+def test_a_play_record_is_signed_at_every_entry(store: str) -> None:
+    """`play` saves (and signs) after every entry: cut back to the end of an earlier entry,
+    the record ends on a signed head. The key does not catch that; the receipt does."""
+    from coreflow_judge.cli.main import app
+    from typer.testing import CliRunner
+
+    played = CliRunner().invoke(app, ["play", "--store", store, "--keep-mistakes"],
+                                input=Path(DISPUTED).read_text(encoding="utf-8"),
+                                env={"COREFLOW_SIGNING_KEY": KEY})
+    assert played.exit_code == 0, played.output
+    receipt = played.stderr.split("head hash ")[1].split()[0]
+    code, out = run("verify", "demo-1", "--store", store, "--head", receipt, key=KEY)
+    assert code == 0 and "signed with COREFLOW_SIGNING_KEY" in out
+    raw = RawStore(store)
+    rows = raw.rows("demo-1")
+    ends = [r.version for r in rows if "signature" in r.state]
+    assert len(ends) > 2 and ends[-1] == len(rows)
+    raw.delete([r for r in rows if r.version > ends[-2]])  # back to the entry before
+    code, out = run("verify", "demo-1", "--store", store, key=KEY)
+    assert code == 0  # an earlier head the key signed ...
+    code, out = run("verify", "demo-1", "--store", store, "--head", receipt, key=KEY)
+    assert code == 1 and "not the receipt's head" in out  # ... but not the receipt's
+
+
+def test_lines_appended_to_a_sparse_record_continue_the_tables_numbers(store: str) -> None:
+    """Lines appended without numbers are the table's next lines: judged, numbered on from
+    its last one, and covered like the rest."""
+    from coreflow_judge.events.models import Pass
+    from coreflow_judge.events.store import open_recorder
+
+    match_id, _receipt = record_for_trial(store, DISPUTED, None)
+    with open_recorder(store) as recorder:
+        assert recorder.append(match_id, [Pass(seq=21, player="alice")]) == 21
+        chain, record = recorder.evidence(match_id)
+    assert chain.ok and record.table_seqs[-1] == 13
+    assert [(ln.seq, ln.type) for ln in record.table_lines()[-2:]] == [(12, "request"),
+                                                                       (13, "pass")]
