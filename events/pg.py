@@ -162,6 +162,8 @@ class ChunkedApplicationRecorder(PostgresApplicationRecorder):
                     curs.execute(SQL("CREATE SCHEMA IF NOT EXISTS {0}").format(
                         Identifier(self.datastore.schema)))
                 for statement in self.sql_create_statements:
+                    if not set(missing) - {"meta", "mark"}:
+                        break  # only the format record is new (a store of an older coreflow)
                     if "CREATE TYPE" in statement.as_string(conn) and "type" not in missing:
                         continue
                     curs.execute(statement, prepare=False)
