@@ -58,3 +58,5 @@ _.cmd_legal
 _.cmd_actions
 _.cmd_board
 _.cmd_exit
+# pytest fixtures asked for by name (``usefixtures``), not called.
+_simulator_defects
