@@ -877,6 +877,19 @@ def test_the_counts_of_findings_are_said_right(browser: Chromium, pages: dict[st
         "in all: 6 findings: 2 errors (and 4 that follow from them), 0 warnings"]
     report = run("judge", long_pages["en"].parent / "long.jsonl")
     assert "2 errors (and 4 that follow from them), 0 warnings" in report.stdout
+    # A correction's lines taken back: an info finding, said too (the report counts none).
+    out = long_pages["en"].parent / "taken-back.html"
+    assert run("view", TAKEN_BACK, "--html", out).returncode == 0
+    browser.open(file_url(out, "13"))
+    assert texts(browser, "#findings-total") == [
+        "in all: 3 findings: 0 errors, 2 warnings, 1 info"]
+    assert browser.evaluate("document.querySelector('.tl[data-seq=\"9\"] .mark')"
+                            ".classList.contains('info')")
+
+
+TAKEN_BACK = ROOT / "fixtures" / "rulings" / "lite" / "taken-back-9.0.jsonl"
+"""A log with a correction: lines taken back at line 9 (an info finding), and the
+presets not recorded (two warnings at line 2)."""
 
 
 @needs_chromium

@@ -61,7 +61,8 @@
     return n === 1 ? say(one, all) : say(many, all);
   }
   // How many findings, errors and warnings, as the text report counts them: an error that
-  // follows from another (caused_by) is counted apart, after the errors it follows from.
+  // follows from another (caused_by) is counted apart, after the errors it follows from;
+  // then the info findings (a correction's lines taken back), which the report leaves out.
   function findingCounts(list) {
     if (!list.length) return L.count_none;
     const errors = list.filter(function (f) { return f.severity === "error"; });
@@ -74,6 +75,8 @@
         : sayCount("count_more_it_one", "count_more_it", more);
     }
     counts += L.comma + sayCount("count_warnings_one", "count_warnings", warnings);
+    const infos = list.length - errors.length - warnings;  // said only when there are some
+    if (infos) counts += L.comma + sayCount("count_infos_one", "count_infos", infos);
     return sayCount("count_findings_one", "count_findings", list.length, { counts: counts });
   }
   function words(key) { return String(key).replace(/_/g, " "); }
