@@ -710,6 +710,10 @@ VISIBLE = """((seq) => {
 """Whether the timeline shows the line ``seq`` whole, on top: no sticky heading over it."""
 
 
+NEXT_FRAME = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+"""A script that waits until the page has drawn a frame (its resize observers have run)."""
+
+
 def visible(browser: Chromium, seq: int) -> bool:
     return bool(browser.evaluate(f"{VISIBLE}({seq})"))
 
@@ -753,8 +757,18 @@ def test_keys_and_buttons_go_to_the_next_and_previous_finding(
     assert selected(browser) == 296
     assert texts(browser, "#finding-message") == [LABELS_EN["finding_none_after"]]
     assert browser.evaluate("document.getElementById('next-finding').disabled")
+    # The message takes a line of its own: the headings move down, the line stays in sight.
+    browser.evaluate(NEXT_FRAME)
+    assert visible(browser, 296)
+    assert browser.evaluate(
+        "(() => { const tools = document.getElementById('tools');"
+        " const head = document.querySelector('.turn-head');"
+        " const nav = document.getElementById('timeline');"
+        " return getComputedStyle(head).top === tools.offsetHeight + 'px'"
+        " && parseFloat(getComputedStyle(nav).scrollPaddingTop)"
+        " >= tools.offsetHeight + head.offsetHeight; })()")
     browser.press("p")
-    assert selected(browser) == 295
+    assert selected(browser) == 295 and visible(browser, 295)
     browser.click("#previous-finding")
     assert selected(browser) == 294
     browser.press("End")

@@ -377,7 +377,9 @@
       groupOf[index].box.appendChild(row);
     });
     fitTools();
-    window.addEventListener("resize", fitTools);
+    // The tools grow when a message wraps onto a line of its own, or the window narrows.
+    if (window.ResizeObserver) new ResizeObserver(fitTools).observe(tools);
+    else window.addEventListener("resize", fitTools);
   }
   // The timeline keeps a line it scrolls to below its sticky tools and turn heading.
   function fitTools() {
