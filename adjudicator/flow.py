@@ -1091,6 +1091,7 @@ class CoreFlow:
             self._on_discard(line)
         elif isinstance(line, TurnStarted):
             if (line.player, line.turn) == (self.turn_player, self.turn):
+                self.ledger.agreed.add(line.seq)
                 return True  # it records the turn that is under way: the rules agree
             self.report(
                 "legality.effect-mismatch", "core[15]",
@@ -1114,6 +1115,7 @@ class CoreFlow:
         """[2], [13], [16]: the log moves the chance where no derived move goes."""
         want = self.ledger.expects(ChanceMoved)
         if want is None and line.to == self.chance:
+            self.ledger.agreed.add(line.seq)
             return  # it records where the chance already is: the rules agree
         expected_to = want.fields["to"] if want is not None else self.chance
         self.report(

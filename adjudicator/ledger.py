@@ -79,6 +79,10 @@ class Ledger:
         derived ones."""
         self.requests: dict[str, Req] = {}
         """Every request of the match by its id (a provisional id until a line names it)."""
+        self.agreed: set[int] = set()
+        """The seqs of the log's rule-system lines that say what the rules derived there
+        (match_log.md, "Who writes what": such a line may be left out and the game is the
+        same; tests/equivalence.py drops them to get a log's sparse form)."""
         self._auto_id = 0
 
     # ------------------------------------------------------------------ lines
@@ -162,6 +166,7 @@ class Ledger:
             if head.model is ChanceMoved and head.fields["to"] == line.to:
                 expected.popleft()
                 self.complete[head.pos] = line
+                self.agreed.add(line.seq)
                 return True
         return False
 
@@ -182,6 +187,7 @@ class Ledger:
         if isinstance(line, Trigger):
             expected.extendleft(reversed([e for e in skipped if e.model is Trigger]))
         self.complete[d.pos] = line
+        self.agreed.add(line.seq)
         if d.req is not None and isinstance(line, Trigger | Stage | Discard):
             self.bind(d.req, line.request)
         return d
