@@ -15,6 +15,7 @@ changed table) is the flow's business.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -192,6 +193,29 @@ class Ledger:
             self.bind(d.req, line.request)
         return d
 
+    def written_late(self, line: Trigger, waiting: Callable[[Req], bool]) -> Derived | None:
+        """The derived trigger that ``line`` records, written after the lines that came
+        after it in the complete log (core-flow.md [6]: a trigger line may stand anywhere
+        from the line whose costs or resolution fired it up to the line that first names
+        its request). Only a request no line has named yet can be meant, one that
+        ``waiting`` says still waits (in the buffer or on the stage); found, it is taken
+        as :meth:`match` takes an expected line: the log's line stands in the complete log
+        where the trigger fired, and the request gets the log's id."""
+        hits = [item for item in self.complete if isinstance(item, Derived)
+                and item.model is Trigger and not item.omitted and item.req is not None
+                and item.req.provisional and waiting(item.req) and self._same(item, line)]
+        if not hits:
+            return None
+        d = next((h for h in hits if h.fields.get("source") == line.source and
+                  line.controller in (None, h.fields.get("controller"))), None) or next(
+            (h for h in hits if line.controller is not None
+             and h.fields.get("controller") == line.controller), hits[0])
+        self.complete[d.pos] = line
+        self.agreed.add(line.seq)
+        assert d.req is not None
+        self.bind(d.req, line.request)
+        return d
+
     def placement_of(self, rid: str) -> Derived | None:
         """The expected derived staging or discard of request ``rid``, if any."""
         return next((d for d in self.expected if d.req is not None and d.req.id == rid
@@ -291,6 +315,7 @@ class Ledger:
         if other is not None and other is not req and other.provisional:
             self._rekey(other)
         self.requests.pop(req.id, None)
+        req.former_ids.append(req.id)
         req.id = rid
         req.provisional = False
         self.requests[rid] = req
@@ -299,5 +324,6 @@ class Ledger:
         """The log uses a provisional request's made-up id for another request: give the
         provisional one a fresh made-up id."""
         self.requests.pop(req.id, None)
+        req.former_ids.append(req.id)
         req.id = self.provisional_id()
         self.requests[req.id] = req
