@@ -18,14 +18,20 @@ The forms, and the rule that makes each one the same game:
     ledger's :attr:`~adjudicator.ledger.Ledger.agreed` lines, less any line with a
     finding of its own) left out, except a ``trigger`` line whose request a later line
     names (match-log.md, ``trigger``: "a triggered request that a later line resolves or
-    stages must have its trigger line, so that the later line can name it").
-``trigger-early`` / ``trigger-late``
-    One ``trigger`` line of the complete form moved to the first or the last place of its
-    window (:func:`trigger_windows`): core-flow.md, step [6] runs right after a request is
-    made with its costs paid, then after each resolution; the line that records the
-    trigger may stand anywhere from the line whose costs or resolution fired it up to the
-    line that first names the triggered request (stages, discards, resolves or targets
-    it). Where it stands in that window is no decision of anyone's.
+    stages must have its trigger line, so that the later line can name it") and a
+    ``game_ended`` that lines follow (after a recorded end they are
+    ``log.after-game-end``, after an unrecorded one ``order.win-check-missed``: the spec
+    tells the two apart).
+``trigger-early`` / ``trigger-late`` / ``trigger-late-sparse`` / ``trigger-anywhere``
+    Every ``trigger`` line of the complete form moved to the first, or the last, place of
+    its window (:func:`trigger_windows`); every one of the sparse form to the last place
+    (there no derived line stands between a trigger and the line that names it, so it
+    may come after passes and other resolutions); one line of either form to a place
+    :data:`Choose` picks. core-flow.md, step [6] runs right after a request is made with
+    its costs paid, then after each resolution; the line that records the trigger may
+    stand anywhere from the line whose costs or resolution fired it up to the line that
+    first names the triggered request (stages, discards, resolves or targets it). Where
+    it stands in that window is no decision of anyone's.
 ``unit-card``
     Every reference to a BlackPoker character of several cards (an armed soldier, a
     6.1 extra character, 巨人 and 魔王) made by another of its cards, and every ``enter``
@@ -37,20 +43,26 @@ The forms, and the rule that makes each one the same game:
     Every line written in the short notation of ``coreflow play`` (docs/play.md; actions
     by their Japanese names where the rules give one) and read back
     (:mod:`adjudicator.notation`): one line of notation is one log line.
-``call``
+``call`` / ``call-answer``
     The passes before a resolution written as one pass carrying a shortcut call
     (docs/decisions.md, "Shortcut calls"; the official shortcut guideline G1, G3, G6): the
     call stands for the passes still needed before the top of the stage resolves, and
-    for those of the later actions of its chain; a call answering a declaration implies
-    the declarer's own pass.
+    for those of the later actions of its chain; a call answering a declaration (said by
+    the other player after the declarer passed) implies the declarer's own pass.
 ``passes``
     The reverse: a log's calls written out as the passes they stand for (the complete
     form, whose implied passes are ``pass`` lines, with each call's note taken off).
+``renamed``
+    Every request id written as another, wherever a line names it (match-log.md,
+    References: a request reference is any string unique within the match).
 ``claims-added`` / ``claims-dropped``
     The optional claims written equal to the rules' own, or left out where they are
     (match-log.md: a request's ``speed`` and ``timing``, a trigger's ``controller``, a
     resolution's ``effects`` are claims the judge checks): a claim that says what the
-    rules say changes nothing.
+    rules say changes nothing. Effects that tell the judge cards it cannot see otherwise
+    are kept by ``claims-dropped``; ``claims-hidden`` leaves them out too, and then the
+    judge may rule fewer errors (a mistake only those cards showed), never another one
+    (what it cannot see is a warning at most).
 
 A rewriter returns :class:`NotApplicable` (with the reason) for a log it has nothing to
 rewrite in, so that what was not tried is counted as such, never passed.
@@ -77,6 +89,7 @@ from coreflow_judge.adjudicator.notation import TableView, read_notation, to_not
 from coreflow_judge.adjudicator.request import Req
 from coreflow_judge.events.models import (
     ChanceMoved,
+    Discard,
     Effect,
     GameEnded,
     LogLine,
@@ -84,6 +97,7 @@ from coreflow_judge.events.models import (
     Pass,
     Request,
     Resolve,
+    Stage,
     TakenBack,
     Trigger,
 )
@@ -887,6 +901,37 @@ def claims_hidden(original: Original, choose: Choose = first) -> Outcome:
     return _claims_form(original, "claims-hidden", out, knows_less=True)
 
 
+# ---------------------------------------------------------------------------- request ids
+def renamed(original: Original, choose: Choose = first) -> Outcome:
+    """Every request id the log gives written as another (match-log.md, References: a
+    request reference is any string unique within the match), wherever a line names it:
+    a table's ``r4`` or ``t2`` is no name the judge may read anything into."""
+    lines = original.lines
+    ids = [line.request for line in lines
+           if isinstance(line, Request | Trigger | Stage | Discard | Resolve)]
+    if not ids:
+        return NotApplicable("renamed", "no request id")
+    new = {rid: f"q{i}-{rid}" for i, rid in enumerate(dict.fromkeys(ids), 1)}
+
+    def swap(value: Any) -> Any:
+        if isinstance(value, str):
+            return new.get(value, value)
+        if isinstance(value, dict):
+            return {swap(k): swap(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [swap(v) for v in value]
+        return value
+
+    out: list[tuple[LogLine, int | None]] = [(lines[0], lines[0].seq)]
+    for line in lines[1:]:
+        data = line.model_dump(mode="json", exclude_none=True, exclude={"note", "x"})
+        data = {k: (v if k in ("seq", "type", "hash", "action", "player", "controller")
+                    else swap(v)) for k, v in data.items()}
+        extra = {k: getattr(line, k) for k in ("note", "x") if getattr(line, k) is not None}
+        out.append((type(line).model_validate({**data, **extra}), line.seq))
+    return form("renamed", out, f"{len(new)} request ids renamed", len(new))
+
+
 # ---------------------------------------------------------------------------- all of them
 REWRITERS: dict[str, Rewriter] = {
     "complete": complete,
@@ -899,6 +944,7 @@ REWRITERS: dict[str, Rewriter] = {
     "call": call,
     "call-answer": call_answer,
     "passes": passes,
+    "renamed": renamed,
     "claims-added": claims_added,
     "claims-dropped": claims_dropped,
     "claims-hidden": claims_hidden,

@@ -4,9 +4,10 @@ property").
 Every ruling fixture and a pool of simulated games of every game, BlackPoker format and
 9.0 frame are rewritten into each equivalent form of :mod:`tests.equivalence` (complete
 and sparse, trigger lines anywhere in their window, units named by any of their cards,
-the short notation, shortcut calls and the passes they stand for, optional claims written
-or left out); the judge must give each form the same error findings (codes, at the same
-line of the table) and the same result as the log it came from.
+the short notation, shortcut calls and the passes they stand for, request ids renamed,
+optional claims written or left out); the judge must give each form the same error
+findings (codes, at the same line of the table) and the same result as the log it came
+from.
 
 A rewrite with nothing to rewrite in a log is counted as not applicable, never as passed:
 each pool test also asserts that the rewrites its games can take were tried.
@@ -131,7 +132,7 @@ def _blackpoker(edition: str, fmt: str, frame: str | None = None) -> Simulator:
     return lambda seed: _bp(edition, seed, fmt)
 
 
-ALWAYS = {"sparse", "notation", "claims-added", "claims-dropped"}
+ALWAYS = {"sparse", "notation", "renamed", "claims-added", "claims-dropped"}
 """What every simulated game offers (a complete log: it has derived lines to leave out,
 lines to write in notation, claims to add and to drop)."""
 BLACKPOKER = ALWAYS | {"call", "call-answer", "trigger-late-sparse"}
