@@ -650,11 +650,10 @@ def test_derived_lines_are_the_ones_the_rules_write_back(name: str) -> None:
     if name == "mistake-left":  # the table wrote the chance to alice twice (seq 64, 65)
         assert len(full) == len(restored) + 1
         assert [(ln.type, ln.to) for ln in lines[63:65]] == [("chance_moved", "alice")] * 2  # type: ignore[union-attr]
-        # The first says what the rules derive after the resolution; the second what the
-        # table's repair ('left': the stage believed empty, the chance to the turn player)
-        # derives there. Both may be hidden; the complete log of the sparse form has the
-        # chance move once.
-        assert 64 in derived
+        # The first says what the rules derive after the resolution, the second where the
+        # chance already is: both agree with the rules and may be hidden; the complete
+        # log keeps the table's second line, that of the sparse form has the move once.
+        assert {64, 65} <= derived
     else:
         assert full == restored
     if name == "long":
