@@ -418,6 +418,14 @@ def _first_difference(stored: Sequence[LogLine], given: Sequence[LogLine]) -> in
     return None
 
 
+def _same_numbers(kept: Sequence[int | None], given: Sequence[int | None] | None) -> bool:
+    """Whether a record keeps the table's line numbers a log to record would give it (a
+    record that kept none, made by ``play`` or an older coreflow, agrees with any)."""
+    if all(n is None for n in kept) or given is None:
+        return True
+    return list(kept) == list(given)
+
+
 def _jsonl(lines: Sequence[LogLine]) -> str:
     from coreflow_judge.events.reader import dump_line
 
@@ -679,13 +687,23 @@ def _record_one(recorder: MatchRecorder, log: Path, lines: list[LogLine],
         recorder.record(lines, table_seqs)
         head = recorder.verify_record(getattr(lines[0], "match_id", "")).head
     except MatchAlreadyRecorded as exc:
-        differs = _first_difference(recorder.lines(exc.match_id), lines)
-        how = " with the same content" if differs is None else (
-            f" with different content (the complete logs differ first at seq {differs})")
+        where = f"{_shown(log)}: match {exc.match_id!r} is already recorded in " \
+                f"{_store_name(store)}"
+        kept = recorder.load(exc.match_id)
+        differs = _first_difference(kept.lines, lines)
+        if differs is None and _same_numbers(kept.table_seqs, table_seqs):
+            # The identical log again (a script run twice): the store already holds
+            # exactly this record, so recording it is done; nothing is written.
+            progress.clear()
+            typer.echo(exc.match_id)
+            _say(f"{where} with the same content; nothing to write")
+            return
+        how = " with different content" + (
+            f" (the complete logs differ first at seq {differs})" if differs is not None
+            else " (the same complete log, but the table numbered its lines otherwise)")
         raise CliError(
-            f"{_shown(log)}: match {exc.match_id!r} is already recorded in {_store_name(store)}"
-            f"{how}; nothing was written (coreflow log {exc.match_id} prints the recorded "
-            "log)", EXIT_NO) from None
+            f"{where}{how}; nothing was written (coreflow log {exc.match_id} prints the "
+            "recorded log)", EXIT_NO) from None
     match_id = getattr(lines[0], "match_id", "")
     progress.clear()
     typer.echo(match_id)

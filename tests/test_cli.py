@@ -212,15 +212,27 @@ def test_record_then_log_round_trips_through_sqlite(tmp_path: Path) -> None:
     assert recorder.match_ids() == ["demo-1"]
 
 
-def test_recording_a_match_twice_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+def test_recording_a_match_twice_changes_nothing(tmp_path: Path) -> None:
+    """The identical log again is done already (exit 0, nothing written); another log
+    under the same id is refused (exit 1, nothing written)."""
     store = str(tmp_path / "matches.db")
     assert invoke("record", DISPUTED, "--store", store).exit_code == 0
     before = invoke("log", "demo-1", "--store", store).stdout
     r = invoke("record", DISPUTED, "--store", store)
-    assert r.exit_code == 1
+    assert (r.exit_code, r.stdout) == (0, "demo-1\n")
     assert r.stderr.strip() == (
         f"coreflow: {DISPUTED}: match 'demo-1' is already recorded in {store} with the same "
-        "content; nothing was written (coreflow log demo-1 prints the recorded log)")
+        "content; nothing to write")
+    assert invoke("log", "demo-1", "--store", store).stdout == before
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text(DISPUTED.read_text(encoding="utf-8").replace('"bob:C3"', '"bob:C9"'),
+                       encoding="utf-8")
+    r = invoke("record", changed, "--store", store)
+    assert (r.exit_code, r.stdout) == (1, "")
+    assert r.stderr.strip() == (
+        f"coreflow: {changed}: match 'demo-1' is already recorded in {store} with different "
+        "content (the complete logs differ first at seq 11); nothing was written (coreflow "
+        "log demo-1 prints the recorded log)")
     assert invoke("log", "demo-1", "--store", store).stdout == before
 
 
@@ -541,7 +553,7 @@ def test_record_takes_many_logs_and_directories_in_one_process(tmp_path: Path) -
     listed = json.loads(invoke("matches", "--store", store, "--format", "json").stdout)
     assert [r["match_id"] for r in listed] == recorded
     again = invoke("record", DISPUTED, "--store", store)
-    assert again.exit_code == 1 and "same content" in again.stderr
+    assert again.exit_code == 0 and "same content; nothing to write" in again.stderr
 
 
 def test_readme_one_mistake_examples_are_what_the_cli_prints(

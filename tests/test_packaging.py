@@ -201,3 +201,34 @@ def test_a_store_written_under_the_old_module_path_still_reads(tmp_path: Path) -
     rejudged = cli.invoke(app, ["judge", match_id, "--store", str(store), "--format", "json"])
     assert rejudged.exit_code == 0, rejudged.output
     assert json.loads(rejudged.stdout) == json.loads(judged.stdout)
+
+
+# ------------------------------------------------------------------ (d) the README, twice
+README_INSTALL = "python3 -m venv .venv && .venv/bin/pip install . && "
+
+
+def test_the_readmes_first_command_works_twice_in_a_fresh_clone(fresh_venv: Path,
+                                                                 tmp_path: Path) -> None:
+    """The README's first command, run as written after its install step, twice in a row
+    in a directory laid out like a fresh clone: the second run finds the sample already
+    recorded (the same log: nothing to write, exit 0) and the ``&&`` chain goes on to the
+    judge's report."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = readme.split("```sh\n", 1)[1].splitlines()[0]
+    assert first.startswith(README_INSTALL), first
+    command = first[len(README_INSTALL):]
+    clone = tmp_path / "clone"
+    (clone / "fixtures").mkdir(parents=True)
+    shutil.copyfile(SAMPLE, clone / "fixtures" / SAMPLE.name)
+    # The install step's result: the wheel installed in a fresh environment (fresh_venv).
+    (clone / ".venv").symlink_to(fresh_venv, target_is_directory=True)
+    runs = [run("sh", "-c", command, cwd=clone, env=clean_env()) for _ in range(2)]
+    for done in runs:
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("sample-2026-r3-t7\nmatch sample-2026-r3-t7  "), \
+            done.stdout
+        assert "result: bob wins" in done.stdout
+    assert runs[0].stdout == runs[1].stdout
+    assert "already recorded in ./coreflow.db with the same content; nothing to write" in \
+        runs[1].stderr
+    assert (clone / "coreflow.db").is_file()
