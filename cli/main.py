@@ -776,27 +776,119 @@ def matches(
     player: Annotated[str | None, typer.Option(
         "--player", metavar="NAME", help="Only matches this player played.",
         show_default=False)] = None,
+    tournament: Annotated[str | None, typer.Option(
+        "--tournament", metavar="NAME", help="Only matches of this event (the header's "
+        "event.tournament).", show_default=False)] = None,
+    round_: Annotated[str | None, typer.Option(
+        "--round", metavar="ROUND", help="Only matches of this round (event.round).",
+        show_default=False)] = None,
+    errors: Annotated[bool, typer.Option(
+        "--errors", help="Only matches with an error finding (or a recorded result the "
+        "rules do not give).")] = False,
     fmt: FormatOption = Format.text,
 ) -> None:
-    """List the recorded matches: id, game, rules, players, lines, result, recorded at.
+    """List the recorded matches: id, rules, players, lines, the rules' result (and the
+    recorded one where it differs), the error findings, recorded at.
 
-    Example: coreflow matches --store tournament.db --player alice
+    The result is the one the rules give, as coreflow judge rules it; where the log
+    records another, it is shown as "(recorded: ...)" (JSON: recorded_result,
+    result_differs). The errors are the judge's error findings less their consequences.
+    Each match is judged once and the answer kept in the audit database (docs/audit.md);
+    a terminal shows a progress line while new matches are judged.
+
+    Example: coreflow matches --store tournament.db --errors
     """
-    with _recorder(store, reading=True) as recorder:
-        rows = recorder.summaries()
-    rows = [r for r in rows if (game is None or r["game"] == game)
-            and (player is None or player in r["players"])]
+    from coreflow_judge._store import summaries_text
+
+    rows = _summaries(store)
+    rows = [r for r in rows if (game is None or r.game == game)
+            and (player is None or player in r.players)
+            and (tournament is None or r.tournament == tournament)
+            and (round_ is None or r.round == round_)
+            and (not errors or r.errors or r.result_differs)]
     if fmt is Format.json:
         where = _store_name(store)
-        typer.echo(json.dumps([r | {"store": where} for r in rows], ensure_ascii=False,
-                              indent=2))
+        typer.echo(json.dumps([r.as_dict() | {"store": where} for r in rows],
+                              ensure_ascii=False, indent=2))
         return
-    for r in rows:
-        typer.echo(f"{r['match_id']}  {r['rules']} {r['format']}  {' v '.join(r['players'])}  "
-                   f"{r['lines']} lines  {r['result'] or 'no result recorded'}  "
-                   f"recorded {r['recorded_at']}")
+    for line in summaries_text(rows):
+        typer.echo(line)
     if not rows:
-        typer.echo("no recorded match" + (" matches the filter" if game or player else ""))
+        filtered = game or player or tournament or round_ or errors
+        typer.echo("no recorded match" + (" matches the filter" if filtered else ""))
+
+
+def _summaries(store: str | None) -> list[Any]:
+    """The recorded matches with the rules' results (:func:`coreflow_judge.matches`),
+    a progress line on a terminal while new matches are judged."""
+    from coreflow_judge._store import matches as summaries
+
+    with progress.progress("matches: judge") as bar:
+        return summaries(store, progress=lambda done, total: bar.update(done, total)
+                         if total > 1 else None)
+
+
+@app.command()
+@guarded
+def standings(
+    store: StoreOption = None,
+    tournament: Annotated[str | None, typer.Option(
+        "--tournament", metavar="NAME", help="Only this event (the header's "
+        "event.tournament) [default: every event in the store].", show_default=False)] = None,
+    round_: Annotated[str | None, typer.Option(
+        "--round", metavar="ROUND", help="The standings after this round (its matches and "
+        "every earlier round's) [default: every round].", show_default=False)] = None,
+    fmt: FormatOption = Format.text,
+) -> None:
+    """The standings of each event, by the rules' results: played, won, lost, drawn,
+    undecided per player, ranked by won then fewest lost.
+
+    A match with an error finding, or whose recorded result the rules do not give,
+    counts by the rules' result and is listed under the standings as under review;
+    coreflow judge MATCH_ID says why. No points system is assumed.
+
+    Example: coreflow standings --store tournament.db --round 3
+    """
+    from coreflow_judge._store import standings as rank
+
+    events = rank(store, tournament=tournament, after_round=round_,
+                  summaries=_summaries(store))
+    if fmt is Format.json:
+        where = _store_name(store)
+        typer.echo(json.dumps([e.as_dict() | {"store": where} for e in events],
+                              ensure_ascii=False, indent=2))
+        return
+    if not events:
+        typer.echo("no recorded match" + (" matches the filter" if tournament or round_
+                                          else ""))
+        return
+    for n, event in enumerate(events):
+        if n:
+            typer.echo("")
+        typer.echo(_standings_text(event))
+
+
+def _standings_text(event: Any) -> str:
+    """One event's standings as a table, and what is under review."""
+    name = event.tournament if event.tournament is not None else "(no tournament named)"
+    after = f", after round {event.after_round}" if event.after_round is not None else ""
+    head = f"{name}{after}: {len(event.matches)} matches, by the rules' results"
+    rows = [("#", "player", "played", "won", "lost", "drawn", "undecided")]
+    for rank, p in enumerate(event.players, start=1):
+        rows.append((str(rank), p.player, str(p.played), str(p.won), str(p.lost),
+                     str(p.drawn), str(p.undecided)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = [head] + ["  " + "  ".join(c.ljust(w) if i == 1 else c.rjust(w)
+                                       for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+                      .rstrip() for r in rows]
+    for m in event.differing:
+        lines.append(f"under review: {m.match_id}: the log records {m.recorded_outcome}; "
+                     f"the rules give {m.outcome or 'no result yet'}")
+    for m in event.with_errors:
+        if not m.result_differs:
+            lines.append(f"under review: {m.match_id}: {m.errors} error finding"
+                         f"{'s' if m.errors != 1 else ''} (coreflow judge {m.match_id})")
+    return "\n".join(lines)
 
 
 @app.command()
