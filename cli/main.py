@@ -143,6 +143,46 @@ def _editions_text() -> str:
     return ", ".join(short + full) or "none"
 
 
+def _rules_values(simulated: bool = False) -> str:
+    """Every ``--rules`` value, game by game: ``blackpoker/6.1, blackpoker/9.0 (or 6.1,
+    9.0), duel_masters/1.47, ...`` (``simulated``: the games with a simulator only)."""
+    bare = game_of_bare_edition()
+    out = []
+    for g in games():
+        if simulated and g.simulate is None:
+            continue
+        text = ", ".join(f"{g.id}/{e}" for e in g.editions)
+        if bare is not None and g.id == bare.id:
+            text += f" (or {', '.join(g.editions)})"
+        out.append(text)
+    return "; ".join(out) or "none is installed"
+
+
+def check_rules(rules: str, simulated: bool = False) -> None:
+    """A ``--rules`` value names an installed game and one of its editions, else a
+    :class:`CliError` that lists every game and edition there is."""
+    game_id, sep, edition = rules.partition("/")
+    known = {g.id: g for g in games()}
+    if sep:
+        game = known.get(game_id)
+        if game is None:
+            said = f"no game {game_id!r} is installed"
+        elif edition not in game.editions:
+            said = f"{game.name} has no edition {edition!r}"
+        elif simulated and game.simulate is None:
+            said = f"{game.name} has no simulator"
+        else:
+            return
+    else:
+        bare = game_of_bare_edition()
+        if bare is not None and rules in bare.editions:
+            return
+        said = (f"no game or edition {rules!r}" if bare is None else
+                f"no game is named {rules!r}, and {bare.name} has no edition {rules!r}")
+    games_said = "the games with a simulator" if simulated else "the games"
+    raise CliError(f"--rules {rules!r}: {said}; {games_said}: {_rules_values(simulated)}")
+
+
 def _formats_text() -> str:
     """The ``--format`` values of ``simulate``, game by game, the default first."""
     return "; ".join(
@@ -202,9 +242,12 @@ _KNOWN_ERRORS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
     ("coreflow_judge.projections.board", ("BoardQueryError",), EXIT_INPUT, ""),
     ("coreflow_judge.adjudicator.game", ("UnsupportedRules",), EXIT_INPUT, ""),
     ("coreflow_judge.projections.view", ("UnknownViewer",), EXIT_INPUT, ""),
-    ("coreflow_judge.events.store", ("RecordConflict", "MatchNotFound"), EXIT_NO, ""),
+    ("coreflow_judge.events.store", ("RecordConflict",), EXIT_NO, ""),
+    ("coreflow_judge.events.store", ("MatchNotFound",), EXIT_INPUT, ""),
     ("coreflow_judge.events.store", ("LogRejected",), EXIT_INPUT, "; nothing was recorded"),
     ("coreflow_judge.events.store", ("StoreError",), EXIT_INPUT, ""),
+    ("coreflow_judge._log", ("NoStore", "MatchNotRecorded", "RecordChanged"), EXIT_INPUT, ""),
+    ("coreflow_judge.audit.projection", ("AuditError",), EXIT_INPUT, ""),
 )
 """The library's errors a command reports as one line: (module, classes, exit status,
 what the message adds), the first that matches wins."""
@@ -342,23 +385,52 @@ def _also_recorded(name: str, store: str | None) -> str | None:
 MATCH_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
 
-def _recorded(match_id: str, store: str | None, as_written: bool = False) -> list[LogLine]:
+def _recorded(match_id: str, store: str | None, as_written: bool = False,
+              file_too: bool = True) -> list[LogLine]:
     """The stored lines of a recorded match (the store is only read, never created);
     ``as_written``: the lines the table wrote, numbered as it numbered them (what judge and
-    board rule on, so that their line numbers are the table's own)."""
+    board rule on, so that their line numbers are the table's own). ``file_too``: the
+    name could have been a log file (the message says it is neither)."""
     from coreflow_judge.events.store import MatchNotFound
 
-    with _recorder(store, reading=True) as recorder:
-        try:
-            chain = recorder.verify_record(match_id)
-            lines = recorder.table_lines(match_id) if as_written else recorder.lines(match_id)
-        except MatchNotFound:
-            raise CliError(f"{match_id!r} is neither a log file nor a recorded match",
-                           EXIT_INPUT) from None
+    try:
+        with _recorder(store, reading=True) as recorder:
+            try:
+                chain = recorder.verify_record(match_id)
+                lines = (recorder.table_lines(match_id) if as_written
+                         else recorder.lines(match_id))
+            except MatchNotFound:
+                raise _not_recorded(match_id, store, recorder, file_too) from None
+    except CliError as exc:
+        if file_too and match_id not in str(exc):  # no store: say what was looked for
+            raise CliError(f"{match_id!r} is neither a log file nor a recorded match: {exc}",
+                           exc.code) from None
+        raise
     if chain.breaks:  # a record changed outside coreflow is no evidence: refused
         raise RecordRefused(f"{chain.describe()}; refused (coreflow verify {match_id} shows "
                             "it)")
     return lines
+
+
+def _not_recorded(match_id: str, store: str | None, recorder: MatchRecorder,
+                  file_too: bool = False) -> CliError:
+    """No match ``match_id`` in the store (exit 2): which store was searched, and the
+    recorded ids near the one given (a typo, another round or table)."""
+    from coreflow_judge._log import near_ids
+
+    known = recorder.match_ids()
+    where = _store_name(store)
+    said = (f"{match_id!r} is neither a log file nor a match recorded in {where}" if file_too
+            else f"no match {match_id!r} is recorded in {where}")
+    near = near_ids(match_id, known)
+    if near:
+        said += f"; recorded ids near it: {', '.join(near)}"
+    elif not known:
+        said += " (the store holds no match yet)"
+    else:
+        said += f" (it holds {len(known)} match{'es' if len(known) != 1 else ''}: "\
+                "coreflow matches lists them)"
+    return CliError(said, EXIT_INPUT)
 
 
 def _one_file(path: Path) -> Path:
@@ -459,7 +531,7 @@ def _recorder(store: str | None, reading: bool = False) -> Iterator[MatchRecorde
     db = env.get("SQLITE_DBNAME")
     if reading and db is not None and db != ":memory:" and not Path(db).exists():
         raise CliError(f"no event store at {db} (record a log first: coreflow record LOG)",
-                       EXIT_NO)
+                       EXIT_INPUT)
     if not reading and db is not None and (":memory:" in db or "mode=memory" in db):
         raise CliError(f"--store {db}: a store in memory keeps nothing once the command ends; "
                        "name a SQLite file or a postgresql:// URL (nothing was recorded)")
@@ -747,12 +819,7 @@ def board(
         projector = _with_path(path, lambda: BoardProjector(_read_items(path)))
         source = {"log": _shown(path)}
     else:
-        try:
-            lines = _recorded(target, store, as_written=True)
-        except RecordRefused:
-            raise
-        except CliError as exc:
-            raise CliError(str(exc), EXIT_NO) from None
+        lines = _recorded(target, store, as_written=True)
         projector = BoardProjector.from_lines(lines)
         source = {"store": _store_name(store)}
     if view == JUDGE_VIEW:
@@ -906,13 +973,19 @@ def log(
 
     Example: coreflow log demo-1 > demo-1.jsonl
     """
+    from coreflow_judge.events.store import MatchNotFound
+
     if view != JUDGE_VIEW:
         from coreflow_judge.projections.view import log_jsonl, match_view
 
-        typer.echo(log_jsonl(match_view(_recorded(match_id, store), view).log()), nl=False)
+        lines = _recorded(match_id, store, file_too=False)
+        typer.echo(log_jsonl(match_view(lines, view).log()), nl=False)
         return
     with _recorder(store, reading=True) as recorder:
-        text = recorder.export_jsonl(match_id)
+        try:
+            text = recorder.export_jsonl(match_id)
+        except MatchNotFound:
+            raise _not_recorded(match_id, store, recorder) from None
     typer.echo(text, nl=False)
 
 
@@ -971,12 +1044,17 @@ def verify(
         return
     from coreflow_judge.events.store import MatchNotFound
 
-    with _recorder(store, reading=True) as recorder:
-        try:
-            chain = recorder.verify_record(target)
-        except MatchNotFound:
-            raise CliError(f"{target!r} is neither a log file nor a recorded match",
-                           EXIT_INPUT) from None
+    try:
+        with _recorder(store, reading=True) as recorder:
+            try:
+                chain = recorder.verify_record(target)
+            except MatchNotFound:
+                raise _not_recorded(target, store, recorder, file_too=store is None) from None
+    except CliError as exc:
+        if store is None and target not in str(exc):  # no store: say what was looked for
+            raise CliError(f"{target!r} is neither a log file nor a recorded match: {exc}",
+                           exc.code) from None
+        raise
     typer.echo(chain.describe())
     if chain.breaks:
         raise typer.Exit(EXIT_NO)
@@ -1062,6 +1140,7 @@ def simulate(
 
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out}: a file; give a directory to write the logs to")
+    check_rules(rules, simulated=True)
     game, sep, edition = rules.partition("/")
     written: list[Path]
     try:

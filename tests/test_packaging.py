@@ -1,8 +1,9 @@
 """Packaging: what a user's environment gets from installing coreflow, and what it keeps.
 
 (a) The wheel installs one import package, ``coreflow_judge`` (its ``__init__.py`` the
-    public API, from the folder ``api/``), and the ``coreflow`` command works in a fresh environment where another distribution's package named
-    ``events`` comes first on the path (PyPI has one).
+    public API, from the folder ``api/``), and the ``coreflow`` command works in a fresh
+    environment where another distribution's package named ``events`` comes first on the
+    path (PyPI has one).
 (b) The ruling-fixture plugin runs only where asked for: not in a pytest run of another
     directory of the same environment, unless that run loads it with ``-p``.
 (c) A store written before the move under ``coreflow_judge`` (events stored under the
@@ -135,8 +136,8 @@ def test_the_command_works_beside_another_package_named_events(fresh_venv: Path,
                 cwd=tmp_path, env=env)
     assert where.stdout.startswith(str(fresh_venv)), where.stdout + where.stderr
     api = run(bin_dir / "python", "-c",
-              "import coreflow_judge as cf; r = cf.judge(cf.read_log(%r)); "
-              "print(cf.__version__, cf.__file__, r.errors)" % str(DISPUTED),
+              f"import coreflow_judge as cf; r = cf.judge(cf.read_log({str(DISPUTED)!r})); "
+              "print(cf.__version__, cf.__file__, r.errors)",
               cwd=tmp_path, env=env)
     version, path, errors = api.stdout.split()
     assert (version, errors) == (_installed_version(), "1"), api.stderr
