@@ -703,8 +703,9 @@ def record(
 
     Prints each match id (and its receipt, the head hash, on stderr). Each log is
     recorded all or nothing, once; a log that cannot be recorded is reported and the
-    others are still recorded. Exit status: 0 every log recorded, 1 one was already
-    recorded, 2 one could not be read. A SQLite store whose directory is missing is
+    others are still recorded. Exit status: 0 every log recorded (or already recorded
+    with the same content: nothing to write), 1 another log was already recorded under
+    one's match id, 2 one could not be read. A SQLite store whose directory is missing is
     created with it. Several logs show a progress line on a terminal.
 
     Example: coreflow record fixtures/tournament/ --store matches.db
