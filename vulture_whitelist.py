@@ -58,3 +58,7 @@ _.cmd_legal
 _.cmd_actions
 _.cmd_board
 _.cmd_exit
+# Python: a module's __getattr__ and __dir__ (PEP 562), the lazy names of the package
+# coreflow_judge (api/__init__.py).
+_.__getattr__
+_.__dir__

@@ -311,8 +311,10 @@ class Audit:
 
     def arrow(self, query: str) -> Any:
         """A query's answer as a ``pyarrow.Table`` (pyarrow must be installed)."""
-        return _needing("pyarrow", "Arrow tables",
-                        lambda: self.sql(query).fetch_arrow_table())
+        relation = self.sql(query)
+        # DuckDB 1.4 named it to_arrow_table; earlier ones have fetch_arrow_table only.
+        fetch = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table
+        return _needing("pyarrow", "Arrow tables", fetch)
 
     def df(self, query: str) -> Any:
         """A query's answer as a pandas ``DataFrame`` (pandas must be installed)."""
