@@ -412,6 +412,18 @@ def _recorded(match_id: str, store: str | None, as_written: bool = False,
     return lines
 
 
+def must_exist(match_id: str, store: str | None) -> None:
+    """A :class:`CliError` (exit 2) unless ``match_id`` is recorded in an existing store;
+    the store is only read."""
+    from coreflow_judge.events.store import MatchNotFound
+
+    with _recorder(store, reading=True) as recorder:
+        try:
+            recorder.load(match_id, upto_seq=1)
+        except MatchNotFound:
+            raise _not_recorded(match_id, store, recorder) from None
+
+
 def _not_recorded(match_id: str, store: str | None, recorder: MatchRecorder,
                   file_too: bool = False) -> CliError:
     """No match ``match_id`` in the store (exit 2): which store was searched, and the
