@@ -522,14 +522,10 @@ def _jsonl(lines: Sequence[LogLine]) -> str:
 
 
 def _store_name(store: str | None) -> str:
-    """The store as the messages name it: the SQLite file, or the URL without password."""
-    from coreflow_judge.events.store import store_env
+    """The store as the messages name it (:func:`coreflow_judge._log.store_name`)."""
+    from coreflow_judge._log import store_name
 
-    env = store_env(store)
-    db = env.get("SQLITE_DBNAME")
-    if db is not None:
-        return db
-    return f"postgresql database {env.get('POSTGRES_DBNAME')} on {env.get('POSTGRES_HOST')}"
+    return store_name(store)
 
 
 @contextmanager
