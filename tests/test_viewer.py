@@ -268,7 +268,7 @@ def test_view_help_loads_nothing_more_than_board_help() -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["missing.jsonl"], "missing.jsonl: no such log file"),
-    (["missing"], "missing: no such log file, nor a recorded match"),
+    (["missing"], "'missing' is neither a log file nor a recorded match: no event store at"),
     ([DISPUTED_NAME, "--view", "carol"], "--view 'carol': not a player of this match"),
     ([DISPUTED_NAME, "--lang", "fr"], "--lang 'fr': not a language coreflow writes"),
     ([DISPUTED_NAME, "--html-is", "{file}/page.html"], "cannot write there: Not a directory"),
