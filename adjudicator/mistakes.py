@@ -97,6 +97,9 @@ class Wrong:
     """Without ``lines`` nor ``marks``: the position in the complete log from which the
     lines could show the belief, where earlier than the belief itself (a request skipped
     could have been skipped as soon as it came)."""
+    about: str | None = None
+    """What the root finding must name (a belief's finding names the request or the
+    player it is about: the Block skipped, not the Damage Judgement after it)."""
     item: object = None
     """The wrong line as it stands in the complete log (set when it is made)."""
     shows_from: int | None = None
@@ -172,6 +175,11 @@ class Injected:
     board_seq: int | None = None
     """Where the board is compared with the table right after the wrong line, when not
     at the wrong line itself (a wrong header: at the game's start)."""
+    about: str | None = None
+    """What the root finding must name (:attr:`Wrong.about`)."""
+    believed: bool = False
+    """The mistake is a belief (:attr:`Wrong.belief`): where its line is one a shorter
+    log leaves out (a turn start), the root stands at the first line there that shows it."""
     shows_later: int = 0
     """Where the wrong line is the first line that shows a belief
     (:attr:`Wrong.shows_from`): the seq of the first line after the belief."""
@@ -271,7 +279,8 @@ def _play(table: Table, injector: Injector, rng: random.Random, max_lines: int,
     reread = wrong.reading(log, seq) if wrong.reading is not None else None
     return Injected(reread or injector.code, injector.name, 0, log, seq, at_wrong,
                     table_view(flow), play_error, reread=reread is not None,
-                    shows_later=wrong.shows_from or 0, earliest=wrong.shows_from)
+                    shows_later=wrong.shows_from or 0, earliest=wrong.shows_from,
+                    about=wrong.about, believed=wrong.belief is not None)
 
 
 def _set_up_wrongly(new_table: NewTable, injector: Injector, seed: int, max_lines: int
@@ -407,9 +416,10 @@ def sparse(injected: Injected, form: str) -> Injected | None:
         return None  # the seq gap is the mistake: renumbering would take it away
     kept = [ln for ln in injected.log if ln.type not in left_out]
     log = [ln.model_copy(update={"seq": i}) for i, ln in enumerate(kept, start=1)]
-    if injected.shows_later:  # the first line from the belief on that breaks a rule
-        first = next((i for i, ln in enumerate(kept, start=1)
-                      if ln.seq >= injected.shows_later), 0)
+    since = injected.shows_later or (injected.seq if injected.believed and
+                                     wrong.type in left_out else 0)
+    if since:  # the first line from the belief on that breaks a rule
+        first = next((i for i, ln in enumerate(kept, start=1) if ln.seq >= since), 0)
         seq = _first_error_from(log, first) if first else 0
         if not seq:
             return None
@@ -445,6 +455,8 @@ def problems(injected: Injected) -> list[str]:
                    + (f" (or from line {lo})" if lo < want[0] else ""))
     out += [f"consequence ({f.seq}, {f.code}) caused by {f.caused_by}, not {want}"
             for f in errors if f.caused_by is not None and f.caused_by != want]
+    if injected.about is not None and roots and injected.about not in roots[0].message:
+        out.append(f"the root does not name {injected.about}: {roots[0].message}")
     if out or injected.reread:
         return out
     board = BoardProjector.from_lines(injected.log)
@@ -672,7 +684,7 @@ def _turn_believed(t: Table, rng: random.Random) -> Moment | None:
     def marks(item: object) -> bool:
         return isinstance(item, Derived) and item.model is TurnStarted and \
             item.fields.get("turn") == turn
-    return lambda: Wrong(belief=belief, marks=marks)
+    return lambda: Wrong(belief=belief, marks=marks, about=f"{again} played it")
 
 
 def skipped(*keep: str) -> Make:
@@ -692,7 +704,8 @@ def skipped(*keep: str) -> Make:
             return None
         came = next((i + 1 for i, item in enumerate(flow.complete)
                      if isinstance(item, Derived) and item.req is top), None)
-        return lambda: Wrong(belief=lambda: flow.repair("skipped", flow.next_seq), since=came)
+        return lambda: Wrong(belief=lambda: flow.repair("skipped", flow.next_seq), since=came,
+                             about=top.action.name)
     return make
 
 
@@ -719,7 +732,7 @@ def forgotten(*keep: str) -> Make:
 
         def marks(item: object) -> bool:
             return isinstance(item, Resolve) and item.request == under.id
-        return lambda: Wrong(belief=belief, marks=marks)
+        return lambda: Wrong(belief=belief, marks=marks, about=top.action.name)
     return make
 
 

@@ -376,8 +376,9 @@ def _believed_gone(t: Table, rng: random.Random) -> Moment | None:
     if line is None:
         return None
     moment = _requested(line)
+    about = f"({flow.stage[-1].action.name})"  # the finding names the requests left
     return lambda: dataclasses.replace(
-        moment(), belief=lambda: flow.repair("left", line.seq, line))
+        moment(), belief=lambda: flow.repair("left", line.seq, line), about=about)
 
 
 def _turn_player_holds(flow: CoreFlow) -> str | None:
