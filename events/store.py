@@ -821,12 +821,13 @@ class MatchRecorder(Application[UUID]):
         return "".join(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n"
                        for d in out)
 
-    def verify_record(self, match_id: str) -> StoredChain:
+    def verify_record(self, match_id: str, receipt: str | None = None) -> StoredChain:
         """Check a match's stored rows (:func:`~events.evidence.check_record`): each stored
         hash against its stored line and row and the hash before it, the format the store
         says the record has, and with ``COREFLOW_SIGNING_KEY`` set its signature. A row that
-        does not read (a swapped or edited row) is the first bad seq, never an error."""
-        return self._checked(match_id)[0]
+        does not read (a swapped or edited row) is the first bad seq, never an error.
+        ``receipt``: a head hash printed earlier, looked for along both chains."""
+        return self._checked(match_id, receipt)[0]
 
     def check_stored(self, record_id: UUID, stored: Sequence[StoredEvent]) -> StoredChain:
         """:meth:`verify_record` of rows already read (the audit reads them itself)."""
@@ -836,7 +837,8 @@ class MatchRecorder(Application[UUID]):
                     and isinstance(first.line, MatchStarted) else str(record_id))
         return check_record(match_id, rows, self._of_this_format(record_id), signing_key())
 
-    def _checked(self, match_id: str) -> tuple[StoredChain, list[RecordedLine]]:
+    def _checked(self, match_id: str, receipt: str | None = None
+                 ) -> tuple[StoredChain, list[RecordedLine]]:
         record_id = match_record_id(match_id)
         try:
             stored = self.recorder.select_events(record_id)
@@ -845,7 +847,8 @@ class MatchRecorder(Application[UUID]):
         if not stored:
             raise MatchNotFound(match_id)
         rows = self._decoded(stored)
-        chain = check_record(match_id, rows, self._of_this_format(record_id), signing_key())
+        chain = check_record(match_id, rows, self._of_this_format(record_id), signing_key(),
+                             receipt)
         return chain, [e for _v, e in rows if not isinstance(e, str)]
 
     def _decoded(self, stored: Sequence[StoredEvent]) -> list[tuple[int, RecordedLine | str]]:
