@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar, cast
-from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
+from urllib.parse import SplitResult, parse_qs, parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 from uuid import UUID, uuid5
 
 from coreflow_judge.events.busy import (
@@ -1019,7 +1019,10 @@ def store_env(store: str | None = None) -> dict[str, str]:
             "POSTGRES_PORT": str(_port(url, store) or 5432),
             "POSTGRES_USER": unquote(url.username or "")
             or os.environ.get("PGUSER", "postgres"),
-            "POSTGRES_PASSWORD": unquote(url.password or ""),
+            # Without a password in the URL, libpq's own sources: $PGPASSWORD here (the
+            # pool would otherwise hand libpq an empty password, which hides it), and
+            # ~/.pgpass, which libpq reads itself.
+            "POSTGRES_PASSWORD": unquote(url.password or "") or os.environ.get("PGPASSWORD", ""),
         }
         if "schema" in query:
             env["POSTGRES_SCHEMA"] = query["schema"][0]
@@ -1109,6 +1112,22 @@ def _read_only_recorder(env: dict[str, str], db: str) -> MatchRecorder:
         if not may_read_immutable(db):
             raise
     return MatchRecorder(env={**env, "SQLITE_DBNAME": read_only_uri(db, immutable=True)})
+
+
+def without_password(store: str) -> tuple[str, bool]:
+    """A store as a printed command may name it: a PostgreSQL URL without its password
+    (in the user part or a ``password=`` parameter); and whether one was left out."""
+    if not store.startswith(("postgresql://", "postgres://")):
+        return store, False
+    url = urlsplit(store)
+    netloc, removed = url.netloc, False
+    userinfo, at, hostport = netloc.rpartition("@")
+    if at and ":" in userinfo:
+        netloc, removed = f"{userinfo.partition(':')[0]}@{hostport}", True
+    query = parse_qsl(url.query, keep_blank_values=True)
+    kept = [(k, v) for k, v in query if k != "password"]
+    removed = removed or len(kept) != len(query)
+    return urlunsplit(url._replace(netloc=netloc, query=urlencode(kept))), removed
 
 
 def _redact(url: str) -> str:
