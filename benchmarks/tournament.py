@@ -366,7 +366,7 @@ def kill_trial(driver: str, store: str, logs: Sequence[Path], kill_at: float,
     if resume and driver == "record":
         again = run_table(record_driver(store, logs))
         told = [ln for ln in again.stderr[0].splitlines()
-                if "recorded" in ln and "head hash" not in ln]
+                if "is already recorded in" in ln]
         if again.exit_codes[0] not in (0, 1) or any(
                 "with the same content" not in ln for ln in told):
             trial.problems.append(f"recording the batch again exited {again.exit_codes[0]}: "

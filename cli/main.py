@@ -37,6 +37,8 @@ from coreflow_judge.cli.options import (
 from typer.core import TyperCommand, TyperGroup
 
 if TYPE_CHECKING:  # imported by the commands that use them, when they run
+    from coreflow_judge.cli.receipts import ReceiptsFile
+    from coreflow_judge.events.evidence import StoredChain
     from coreflow_judge.events.models import LogLine
     from coreflow_judge.events.reader import LineError
     from coreflow_judge.events.store import MatchRecorder
@@ -725,26 +727,42 @@ def record(
         metavar="LOG", help="Match logs (JSONL), directories of *.jsonl logs, or - for "
         "standard input.", show_default=False)],
     store: StoreOption = None,
+    receipts: Annotated[Path | None, typer.Option(
+        "--receipts", metavar="FILE", help="Keep each match's receipt as a row of this "
+        "file (columns match_id, head, lines and log_head, separated by tabs; rows are "
+        "added to what it holds) instead of a line on stderr; coreflow verify --receipts "
+        "FILE checks them.",
+        show_default=False)] = None,
 ) -> None:
     """Record match logs in the event store (complete: derived lines filled in).
 
-    Prints each match id (and its receipt, the head hash, on stderr). Each log is
-    recorded all or nothing, once; a log that cannot be recorded is reported and the
-    others are still recorded. Exit status: 0 every log recorded (or already recorded
-    with the same content: nothing to write), 1 another log was already recorded under
-    one's match id, 2 one could not be read. A SQLite store whose directory is missing is
-    created with it. Several logs show a progress line on a terminal.
+    Prints each match id, and on stderr its receipt: the record's head hash and the
+    command that checks it later (coreflow verify MATCH --store STORE --head HASH). With
+    --receipts FILE the receipts go to FILE, and several logs end with one summary line.
+    Each log is recorded all or nothing, once; a log that cannot be recorded is reported
+    and the others are still recorded. Exit status: 0 every log recorded (or already
+    recorded with the same content: nothing to write), 1 another log was already recorded
+    under one's match id, 2 one could not be read. A SQLite store whose directory is
+    missing is created with it. Several logs show a progress line on a terminal.
 
-    Example: coreflow record fixtures/tournament/ --store matches.db
+    Example: coreflow record fixtures/tournament/ --store matches.db --receipts receipts.tsv
     """
     from coreflow_judge.adjudicator.game import UnsupportedRules
     from coreflow_judge.adjudicator.judge import JudgeInputError
+    from coreflow_judge.cli.receipts import ReceiptsError, ReceiptsFile, summary_text
     from coreflow_judge.events.reader import LogReadError
     from coreflow_judge.events.store import LogRejected
 
     files = [f for raw in logs for f in _log_files(raw)]
     worst = EXIT_OK
+    tally = Tally()
     with contextlib.ExitStack() as stack:
+        kept: ReceiptsFile | None = None
+        if receipts is not None:
+            try:
+                kept = stack.enter_context(ReceiptsFile(receipts))
+            except ReceiptsError as exc:
+                raise CliError(str(exc)) from None
         bar = stack.enter_context(progress.progress("record", len(files)))
         recorder: MatchRecorder | None = None
         for done, log in enumerate(files):
@@ -755,9 +773,11 @@ def record(
                 lines, table_seqs = _read_complete(log)
                 if recorder is None:
                     recorder = stack.enter_context(_recorder(store))
-                _record_one(recorder, log, lines, store, table_seqs)
+                _record_one(recorder, log, lines, store, table_seqs, kept, tally,
+                            quiet=len(files) > 1 and kept is not None)
             except (CliError, JudgeInputError, LogReadError, UnsupportedRules,
                     LogRejected) as exc:
+                tally.failed += 1
                 if len(files) == 1:
                     raise
                 code = exc.code if isinstance(exc, CliError) else EXIT_INPUT
@@ -766,8 +786,18 @@ def record(
                 worst = max(worst, code)
         if len(files) > 1:
             bar.update(len(files))
+    if len(files) > 1 or kept is not None:
+        _say(summary_text(tally.recorded, tally.lines, tally.already, tally.failed,
+                          receipts, store))
     if worst != EXIT_OK:
         raise typer.Exit(worst)
+
+
+class Tally:
+    """What ``record`` did with its logs, for the summary line of a batch."""
+
+    def __init__(self) -> None:
+        self.recorded = self.lines = self.already = self.failed = 0
 
 
 def _read_complete(log: Path) -> tuple[list[LogLine], list[int | None]]:
@@ -779,47 +809,62 @@ def _read_complete(log: Path) -> tuple[list[LogLine], list[int | None]]:
 
 
 def _record_one(recorder: MatchRecorder, log: Path, lines: list[LogLine],
-                store: str | None, table_seqs: list[int | None] | None = None) -> None:
-    """Record one read log with an open recorder; print its match id and receipt."""
+                store: str | None, table_seqs: list[int | None] | None = None,
+                kept: ReceiptsFile | None = None, tally: Tally | None = None,
+                quiet: bool = False) -> None:
+    """Record one read log with an open recorder; print its match id, and its receipt
+    (on stderr, or as a row of ``kept``: a log recorded before with the same content gets
+    its row too). ``quiet``: say nothing of a log recorded before with the same content
+    (the batch's summary line counts it)."""
+    from coreflow_judge.cli.receipts import Receipt, receipt_text, store_words
     from coreflow_judge.events.store import MatchAlreadyRecorded
 
+    tally = tally or Tally()
+    match_id = getattr(lines[0], "match_id", "")
     try:
         recorder.record(lines, table_seqs)
-        chain = recorder.verify_record(getattr(lines[0], "match_id", ""))
+        chain = recorder.verify_record(match_id)
+        tally.recorded += 1
+        tally.lines += len(lines)
     except MatchAlreadyRecorded as exc:
         where = f"{_shown(log)}: match {exc.match_id!r} is already recorded in " \
                 f"{_store_name(store)}"
-        kept = recorder.load(exc.match_id)
-        differs = _first_difference(kept.lines, lines)
-        if differs is None and _same_numbers(kept.table_seqs, table_seqs):
+        record = recorder.load(exc.match_id)
+        differs = _first_difference(record.lines, lines)
+        if differs is None and _same_numbers(record.table_seqs, table_seqs):
             # The identical log again (a script run twice): the store already holds
-            # exactly this record, so recording it is done; nothing is written.
+            # exactly this record, so recording it is done; nothing is written. A
+            # receipts file holds every match of the batch, this one too: its receipt is
+            # the record's head, the same as when it was recorded unless it was changed.
+            if kept is not None:
+                chain = recorder.verify_record(exc.match_id)
+                if not chain.ok:
+                    raise CliError(f"{where} with the same content, but "
+                                   f"{chain.describe()}; no receipt is written for it",
+                                   EXIT_NO) from None
             progress.clear()
             typer.echo(exc.match_id)
-            _say(f"{where} with the same content; nothing to write")
-            return
-        how = " with different content" + (
-            f" (the complete logs differ first at seq {differs})" if differs is not None
-            else " (the same complete log, but the table numbered its lines otherwise)")
-        raise CliError(
-            f"{where}{how}; nothing was written (coreflow log {exc.match_id} prints the "
-            "recorded log)", EXIT_NO) from None
-    match_id = getattr(lines[0], "match_id", "")
-    progress.clear()
-    typer.echo(match_id)
-    typer.echo(receipt_text(match_id, len(lines), chain.head, chain.log_head), err=True)
-
-
-def receipt_text(match_id: str, lines: int, head: str | None, log_head: str | None) -> str:
-    """The receipt ``record`` and ``play`` print: the record's head hash (keep it to check
-    later that the record was neither cut nor chained again) and, where the table numbered
-    its lines otherwise than the record, the head of the log ``coreflow log`` exports."""
-    text = (f"{match_id}: recorded {lines} lines; head hash {head} "
-            f"(coreflow verify {match_id} --head {head})")
-    if log_head != head:
-        text += (f"; its exported log (coreflow log {match_id}) ends with {log_head}, the "
-                 "table's line numbers being no part of a log file")
-    return text
+            tally.already += 1
+            if not quiet:
+                _say(f"{where} with the same content; nothing to write")
+            if kept is None:
+                return  # its receipt was printed when it was recorded
+        else:
+            how = " with different content" + (
+                f" (the complete logs differ first at seq {differs})" if differs is not None
+                else " (the same complete log, but the table numbered its lines otherwise)")
+            raise CliError(
+                f"{where}{how}; nothing was written (coreflow log {exc.match_id}"
+                f"{store_words(store)[0]} prints the recorded log)", EXIT_NO) from None
+    else:
+        progress.clear()
+        typer.echo(match_id)
+    assert chain.head is not None and chain.log_head is not None
+    receipt = Receipt(match_id, chain.head, chain.lines, chain.log_head)
+    if kept is not None:
+        kept.add(receipt)
+    else:
+        typer.echo(receipt_text(receipt, store), err=True)
 
 
 @app.command()
@@ -1054,24 +1099,38 @@ def verify(
     every: Annotated[bool, typer.Option(
         "--all", help="Check the stored chain of every recorded match.")] = False,
     head: Annotated[str | None, typer.Option(
-        "--head", metavar="HASH", help="The head hash of the receipt: the log or record "
-        "must end with exactly this hash (a cut-off or re-chained log does not).",
+        "--head", metavar="HASH", help="A receipt's head hash: a recorded match's record "
+        "chain, or a log file's chain, must end with it or have gone on from it (lines "
+        "added since); a cut-off or re-chained one never had it.",
         show_default=False)] = None,
+    receipts: Annotated[Path | None, typer.Option(
+        "--receipts", metavar="FILE", help="Check every receipt of a receipts file "
+        "(record --receipts) against the store.", show_default=False)] = None,
 ) -> None:
     """Check a hash chain; report the first line whose hash does not match.
 
     A log file: its own chain. A recorded match (or --all): the chains the store kept when
     it took each line (the lines and the table's line numbers), so a row changed, swapped,
     deleted or stripped of its hash outside coreflow shows. With --head, the receipt that
-    record printed: a log cut short, or edited and chained again, ends otherwise. With
-    $COREFLOW_SIGNING_KEY set, the head must also carry the key's signature: a log or
+    record or play printed: a match's head is its record chain's, a file's its log
+    chain's; one that ends with it, or went on from it (a match resumed after a break:
+    "continues past the receipt's head"), passes; one cut short, or edited and chained
+    again, never had it. --receipts FILE checks each row of a receipts file the same way.
+    With $COREFLOW_SIGNING_KEY set, the head must also carry the key's signature: a log or
     record chained again without the key fails even without the receipt.
 
-    Exit status: 0 intact, 1 broken, not verifiable, not signed with the key, or not the
-    receipt's head, 2 unreadable.
+    Exit status: 0 intact (and ending with, or continuing past, the receipt's head), 1
+    broken, not verifiable, not signed with the key, a receipt's head never in the chain,
+    or a receipt's match missing, 2 unreadable.
 
     Example: coreflow verify complete.jsonl --head 3f2a...
     """
+    if receipts is not None:
+        if target is not None or every or head is not None:
+            raise CliError("--receipts checks the receipts of a file: give no LOG, MATCH_ID, "
+                           "--all or --head with it")
+        _verify_receipts(receipts, store)
+        return
     if every:
         with _recorder(store, reading=True) as recorder:
             chains = [recorder.verify_record(m) for m in recorder.match_ids()]
@@ -1084,7 +1143,8 @@ def verify(
             typer.echo(chain.describe())
         raise typer.Exit(EXIT_NO if lost or not all(c.ok for c in chains) else EXIT_OK)
     if target is None:
-        raise CliError("give a log file or a match id (or --all)", EXIT_INPUT)
+        raise CliError("give a log file or a match id (or --all, or --receipts FILE)",
+                       EXIT_INPUT)
     path = Path(target)
     if store is None and (path.is_file() or not _is_match_id(target)):
         _verify_file(path, head)
@@ -1094,7 +1154,7 @@ def verify(
     try:
         with _recorder(store, reading=True) as recorder:
             try:
-                chain = recorder.verify_record(target)
+                chain = recorder.verify_record(target, head)
             except MatchNotFound:
                 raise _not_recorded(target, store, recorder, file_too=store is None) from None
     except CliError as exc:
@@ -1105,21 +1165,82 @@ def verify(
     typer.echo(chain.describe())
     if not chain.ok:
         raise typer.Exit(EXIT_NO)
-    if head is not None and head != chain.head and head == chain.log_head:
-        typer.echo(f"{target}: {head} is the head of the exported log, not the record's "
-                   f"receipt {chain.head} (which also covers the table's line numbers)")
+    if head is not None and not _receipt_in_record(target, chain, head, store):
         raise typer.Exit(EXIT_NO)
-    _check_head(target, chain.head, head)
 
 
-def _check_head(name: str, actual: str | None, wanted: str | None) -> None:
-    if wanted is None:
-        return
-    if actual != wanted:
-        typer.echo(f"{name}: the chain ends with {actual}, not the receipt's head {wanted}: "
-                   "lines were cut off, added, or the log was chained again")
+def _receipt_in_record(name: str, chain: StoredChain, head: str, store: str | None) -> bool:
+    """Say how a recorded match (checked with the receipt) stands against a receipt's head
+    hash; whether it ends with it or went on from it."""
+    from coreflow_judge.cli.receipts import store_words
+    from coreflow_judge.events.evidence import receipt_in_record
+
+    check = receipt_in_record(chain, head)
+    if not check.ok and chain.receipt_log_at is not None:
+        # The exported log's head (record prints it beside the receipt of a log the table
+        # numbered sparsely): a file's head, not the record's, which covers the numbers.
+        option, _note = store_words(store)
+        typer.echo(f"{name}: {head} is the head of the log the match exports (at seq "
+                   f"{chain.receipt_log_at}), not a receipt of the record, whose chain also "
+                   f"covers the table's line numbers and ends with {chain.head}; check an "
+                   f"exported log against it: coreflow log {name}{option} > {name}.jsonl; "
+                   f"coreflow verify {name}.jsonl --head {head}")
+        return False
+    typer.echo(check.describe(name))
+    return check.ok
+
+
+def _verify_receipts(path: Path, store: str | None) -> None:
+    """``verify --receipts FILE``: each receipt of the file against its match in the store;
+    one line per receipt, then a summary (exit 1 if any fails)."""
+    from coreflow_judge.cli.receipts import ReceiptsError, read_receipts
+    from coreflow_judge.events.evidence import receipt_in_record
+    from coreflow_judge.events.store import MatchNotFound
+
+    try:
+        rows = read_receipts(path)
+    except ReceiptsError as exc:
+        raise CliError(str(exc)) from None
+    ends = past = 0
+    failed: list[str] = []
+    with _recorder(store, reading=True) as recorder:
+        for no, receipt in rows:
+            name = receipt.match_id
+            try:
+                chain = recorder.verify_record(name, receipt.head)
+            except MatchNotFound:
+                typer.echo(f"{name}: not recorded in {_store_name(store)}: the match of the "
+                           f"receipt on line {no} is missing")
+                failed.append(name)
+                continue
+            if not chain.ok:
+                typer.echo(chain.describe())
+                failed.append(name)
+                continue
+            check = receipt_in_record(chain, receipt.head)
+            if check.ok and check.at != receipt.lines:
+                typer.echo(f"{name}: the receipt on line {no} says {receipt.lines} lines, but "
+                           f"its head hash is the record's at seq {check.at}: the receipts "
+                           "file was changed")
+                failed.append(name)
+                continue
+            typer.echo(check.describe(name) + (f" (line {no})" if not check.ok else ""))
+            if not check.ok:
+                failed.append(name)
+            elif check.added:
+                past += 1
+            else:
+                ends += 1
+    s = "" if len(rows) == 1 else "s"
+    text = (f"{path}: {len(rows)} receipt{s}: {ends} end with their record's head, {past} "
+            f"continue past it (lines added since), {len(failed)} fail")
+    if failed:
+        shown = ", ".join(failed[:5]) + (f" and {len(failed) - 5} more" if len(failed) > 5
+                                         else "")
+        text += f" ({shown})"
+    typer.echo(text)
+    if failed:
         raise typer.Exit(EXIT_NO)
-    typer.echo(f"{name}: ends with the receipt's head hash")
 
 
 def _check_file_signature(name: str, lines: list[tuple[int, LogLine]]) -> None:
@@ -1155,7 +1276,12 @@ def _verify_file(log: Path, head: str | None) -> None:
     if not breaks:
         typer.echo(f"{name}: hash chain intact ({len(lines)} lines)")
         _check_file_signature(name, lines)
-        _check_head(name, lines[-1][1].hash if lines else None, head)
+        if head is not None:
+            from coreflow_judge.events.evidence import receipt_in_log
+
+            check = receipt_in_log([line for _no, line in lines], head)
+            typer.echo(check.describe(name))
+            raise typer.Exit(EXIT_OK if check.ok else EXIT_NO)
         raise typer.Exit(EXIT_OK)
     first = breaks[0]
     if all(line.hash is None for _no, line in lines):

@@ -19,10 +19,13 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from coreflow_judge.cli.options import LangOption, StoreOption
+
+if TYPE_CHECKING:
+    from coreflow_judge.events.evidence import StoredChain
 
 EXIT_OK, EXIT_NO, EXIT_INPUT = 0, 1, 2
 
@@ -119,14 +122,29 @@ def play_command(
             for no, text in _input_lines(interactive, session.prompt):
                 if not session.take(no, text):
                     break
-            session.close()
+            closed = session.close()
         except PlayError as exc:
             raise CliError(str(exc)) from None
         except StoreError as exc:
             raise CliError(f"{exc}; every line answered 'ok' before this is recorded "
                            "(coreflow play --resume goes on)") from None
+    if closed is not None:
+        _print_receipt(*closed, store)
     if session.trouble:
         raise typer.Exit(EXIT_NO)
+
+
+def _print_receipt(chain: StoredChain, over: bool, store: str | None) -> None:
+    """The receipt of the record as the session leaves it, on stderr, with the command
+    that checks it (docs/play.md, "Receipts"); at a break, how to go on, and that the
+    receipt still checks the record once it has gone on."""
+    from coreflow_judge.cli.receipts import Receipt, receipt_text
+
+    if chain.head is None or chain.log_head is None:
+        typer.echo(chain.describe(), err=True)  # a record changed under the session
+        return
+    receipt = Receipt(chain.match_id, chain.head, chain.lines, chain.log_head)
+    typer.echo(receipt_text(receipt, store, "recorded", at_a_break=not over), err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -14,13 +14,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-import typer
 from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.live import Answer, LiveTable
 from coreflow_judge.adjudicator.notation import NotationError, TableView, read_notation
 from coreflow_judge.cli.i18n import HELP_JA, japanese_labels, speed_word
 from coreflow_judge.cli.i18n import text as say_text
 from coreflow_judge.cli.play import Output
+from coreflow_judge.events.evidence import StoredChain
 from coreflow_judge.events.models import LogLine, MatchStarted, TakenBack
 from coreflow_judge.events.store import (
     MatchAlreadyRecorded,
@@ -363,16 +363,14 @@ class Session:
 
     cmd_exit = cmd_quit
 
-    def close(self) -> None:
-        """The input ended: store what the rules derive after the last entry; the receipt
-        on stderr."""
+    def close(self) -> tuple[StoredChain, bool] | None:
+        """The input ended: store what the rules derive after the last entry. The record's
+        chain, for the receipt (:mod:`cli.play` prints it), and whether the game is over
+        (else this is a break); None if no match was opened."""
         if self.table is None or self.match is None:
-            return
+            return None
         self.table.finish()
-        chain = self.recorder.verify_record(self.match.match_id)
-        typer.echo(f"{self.match.match_id}: {chain.lines} lines recorded; head hash "
-                   f"{chain.head} (coreflow verify {self.match.match_id} --head "
-                   f"{chain.head})", err=True)
+        return self.recorder.verify_record(self.match.match_id), self.table.over
 
     # -------------------------------------------------------------- prompt
     def prompt(self) -> str:

@@ -134,7 +134,8 @@ class StoredChain:
     def __init__(self, match_id: str, lines: int, head: str | None,
                  problem: Problem | None = None, *, log_head: str | None = None,
                  unchained: bool = False, legacy: bool = False,
-                 signed: bool | None = None) -> None:
+                 signed: bool | None = None, receipt_at: int | None = None,
+                 receipt_log_at: int | None = None) -> None:
         self.match_id = match_id
         self.lines = lines
         self.head = head
@@ -148,6 +149,13 @@ class StoredChain:
         """Written before this store's format: the table numbers are not covered."""
         self.signed = signed
         """With the key set: whether the head is signed with it (None: no key)."""
+        self.receipt_at = receipt_at
+        """With a receipt given: the seq of the row where the record chain has the receipt's
+        hash (``lines``: the record ends with it; fewer: lines were added after it), or
+        None when it never has."""
+        self.receipt_log_at = receipt_log_at
+        """The same for the log chain (where it differs from the record chain, a receipt
+        found here is the head of an exported log, not the record's receipt)."""
 
     @property
     def breaks(self) -> list[Problem]:
@@ -188,18 +196,23 @@ class StoredChain:
 
 
 def check_record(match_id: str, rows: Sequence[tuple[int, RecordedLine | str]],
-                 this_format: bool, key: bytes | None) -> StoredChain:
+                 this_format: bool, key: bytes | None,
+                 receipt: str | None = None) -> StoredChain:
     """Check a match's stored rows, in version order: each a recorded line, or why the
     stored row does not read as one.
 
     ``this_format``: the store says the record was written in this version's format
     (:class:`StoreMeta`). ``key``: the organiser's key, if set. The first row that is not
-    what the store wrote is the problem (nothing after it is trusted)."""
+    what the store wrote is the problem (nothing after it is trusted). ``receipt``: a head
+    hash printed earlier; the result says at which row, if any, each chain had it (a
+    record that went on after a receipt, as a ``play`` session resumed after a break
+    does, has it at that row, not at its head)."""
     hashed = any(not isinstance(e, str) and e.line.hash is not None for _v, e in rows)
     unchained = not this_format and not hashed
     h = r = ZERO_HASH
     signed_head = False
     count = 0
+    receipt_at = receipt_log_at = None
     for expected, (version, event) in enumerate(rows, start=1):
         problem = _row_problem(expected, version, event, this_format, hashed)
         if problem is None and not isinstance(event, str):
@@ -219,6 +232,11 @@ def check_record(match_id: str, rows: Sequence[tuple[int, RecordedLine | str]],
                                "match the stored record chain (changed)")
             else:
                 r = h
+            if problem is None and receipt is not None:
+                if receipt_at is None and r == receipt:
+                    receipt_at = expected
+                if receipt_log_at is None and h == receipt:
+                    receipt_log_at = expected
             if problem is None and key is not None and this_format:
                 if (event.signature is not None or event.log_signature is not None) and not (
                         signed_by(key, r, event.signature)
@@ -237,7 +255,8 @@ def check_record(match_id: str, rows: Sequence[tuple[int, RecordedLine | str]],
                            signed=False if key is not None else None)
     signed = None if key is None else (this_format and signed_head)
     return StoredChain(match_id, count, r if count else None, log_head=h if count else None,
-                       legacy=not this_format, signed=signed)
+                       legacy=not this_format, signed=signed, receipt_at=receipt_at,
+                       receipt_log_at=receipt_log_at)
 
 
 def _row_problem(expected: int, version: int, event: RecordedLine | str, this_format: bool,
@@ -262,3 +281,68 @@ def _row_problem(expected: int, version: int, event: RecordedLine | str, this_fo
             return ("has no stored hash where other rows of the record have one (hashes were "
                     "removed)")
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptCheck:
+    """How a chain stands against a receipt, the head hash printed when it was taken.
+
+    A chain is only ever added to (``play`` appends each entry, ``play --resume`` goes on
+    after a break), so a receipt taken earlier is the hash of one of its rows: the last
+    (the chain *ends with* it), or an earlier one (the chain *continues past* it: the rows
+    after it were added later, and this receipt says nothing about them). A chain that
+    never had the receipt's hash lost rows up to it, or was changed and chained again.
+    ``record``: the record chain (the lines and the table's line numbers) of a match in
+    the store; else the log chain of a log file."""
+
+    record: bool
+    wanted: str
+    at: int | None
+    """The seq of the line whose hash is the receipt's, or None."""
+    added: int
+    """How many lines come after it (0: the chain ends with it)."""
+    last: int
+    """The seq of the chain's last line (0: no line)."""
+    head: str | None
+    """The chain's last hash."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the chain has the receipt's head: it ends with it, or went on from it."""
+        return self.at is not None
+
+    def describe(self, name: str) -> str:
+        """One line: which chain was compared with the receipt, and how it stands."""
+        what = "record" if self.record else "log"
+        if self.at is not None and not self.added:
+            covers = ("; the record chain covers the lines and the table's line numbers"
+                      if self.record else "")
+            return f"{name}: the {what} ends with the receipt's head hash (seq {self.at}{covers})"
+        if self.at is not None:
+            whole = "match" if self.record else "log"
+            s = "" if self.added == 1 else "s"
+            return (f"{name}: the {whole} continues past the receipt's head (seq {self.at}; "
+                    f"{self.added} line{s} added since, which this receipt does not cover)")
+        chain = "record chain" if self.record else "chain"
+        ends = (f"its {chain} ends with {self.head} at seq {self.last}"
+                if self.head is not None else "it is empty")
+        return (f"{name}: the {what} never had the receipt's head hash {self.wanted} ({ends}): "
+                f"lines were cut off before the receipt's head, or the {what} was changed "
+                "and chained again")
+
+
+def receipt_in_record(chain: StoredChain, wanted: str) -> ReceiptCheck:
+    """A stored record (checked with the receipt: :func:`check_record`) against it."""
+    at = chain.receipt_at
+    return ReceiptCheck(True, wanted, at, chain.lines - at if at is not None else 0,
+                        chain.lines, chain.head)
+
+
+def receipt_in_log(lines: Sequence[LogLine], wanted: str) -> ReceiptCheck:
+    """A log file's chain (already checked whole) against a receipt's head hash."""
+    index = next((i for i, line in enumerate(lines) if line.hash == wanted), None)
+    last = lines[-1] if lines else None
+    return ReceiptCheck(False, wanted, lines[index].seq if index is not None else None,
+                        len(lines) - 1 - index if index is not None else 0,
+                        last.seq if last is not None else 0,
+                        last.hash if last is not None else None)

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar, cast
-from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
+from urllib.parse import SplitResult, parse_qs, parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 from uuid import UUID, uuid5
 
 from coreflow_judge.events.busy import (
@@ -821,12 +821,13 @@ class MatchRecorder(Application[UUID]):
         return "".join(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n"
                        for d in out)
 
-    def verify_record(self, match_id: str) -> StoredChain:
+    def verify_record(self, match_id: str, receipt: str | None = None) -> StoredChain:
         """Check a match's stored rows (:func:`~events.evidence.check_record`): each stored
         hash against its stored line and row and the hash before it, the format the store
         says the record has, and with ``COREFLOW_SIGNING_KEY`` set its signature. A row that
-        does not read (a swapped or edited row) is the first bad seq, never an error."""
-        return self._checked(match_id)[0]
+        does not read (a swapped or edited row) is the first bad seq, never an error.
+        ``receipt``: a head hash printed earlier, looked for along both chains."""
+        return self._checked(match_id, receipt)[0]
 
     def check_stored(self, record_id: UUID, stored: Sequence[StoredEvent]) -> StoredChain:
         """:meth:`verify_record` of rows already read (the audit reads them itself)."""
@@ -836,7 +837,8 @@ class MatchRecorder(Application[UUID]):
                     and isinstance(first.line, MatchStarted) else str(record_id))
         return check_record(match_id, rows, self._of_this_format(record_id), signing_key())
 
-    def _checked(self, match_id: str) -> tuple[StoredChain, list[RecordedLine]]:
+    def _checked(self, match_id: str, receipt: str | None = None
+                 ) -> tuple[StoredChain, list[RecordedLine]]:
         record_id = match_record_id(match_id)
         try:
             stored = self.recorder.select_events(record_id)
@@ -845,7 +847,8 @@ class MatchRecorder(Application[UUID]):
         if not stored:
             raise MatchNotFound(match_id)
         rows = self._decoded(stored)
-        chain = check_record(match_id, rows, self._of_this_format(record_id), signing_key())
+        chain = check_record(match_id, rows, self._of_this_format(record_id), signing_key(),
+                             receipt)
         return chain, [e for _v, e in rows if not isinstance(e, str)]
 
     def _decoded(self, stored: Sequence[StoredEvent]) -> list[tuple[int, RecordedLine | str]]:
@@ -1016,7 +1019,10 @@ def store_env(store: str | None = None) -> dict[str, str]:
             "POSTGRES_PORT": str(_port(url, store) or 5432),
             "POSTGRES_USER": unquote(url.username or "")
             or os.environ.get("PGUSER", "postgres"),
-            "POSTGRES_PASSWORD": unquote(url.password or ""),
+            # Without a password in the URL, libpq's own sources: $PGPASSWORD here (the
+            # pool would otherwise hand libpq an empty password, which hides it), and
+            # ~/.pgpass, which libpq reads itself.
+            "POSTGRES_PASSWORD": unquote(url.password or "") or os.environ.get("PGPASSWORD", ""),
         }
         if "schema" in query:
             env["POSTGRES_SCHEMA"] = query["schema"][0]
@@ -1106,6 +1112,22 @@ def _read_only_recorder(env: dict[str, str], db: str) -> MatchRecorder:
         if not may_read_immutable(db):
             raise
     return MatchRecorder(env={**env, "SQLITE_DBNAME": read_only_uri(db, immutable=True)})
+
+
+def without_password(store: str) -> tuple[str, bool]:
+    """A store as a printed command may name it: a PostgreSQL URL without its password
+    (in the user part or a ``password=`` parameter); and whether one was left out."""
+    if not store.startswith(("postgresql://", "postgres://")):
+        return store, False
+    url = urlsplit(store)
+    netloc, removed = url.netloc, False
+    userinfo, at, hostport = netloc.rpartition("@")
+    if at and ":" in userinfo:
+        netloc, removed = f"{userinfo.partition(':')[0]}@{hostport}", True
+    query = parse_qsl(url.query, keep_blank_values=True)
+    kept = [(k, v) for k, v in query if k != "password"]
+    removed = removed or len(kept) != len(query)
+    return urlunsplit(url._replace(netloc=netloc, query=urlencode(kept))), removed
 
 
 def _redact(url: str) -> str:

@@ -232,7 +232,7 @@ def test_recording_a_match_twice_changes_nothing(tmp_path: Path) -> None:
     assert r.stderr.strip() == (
         f"coreflow: {changed}: match 'demo-1' is already recorded in {store} with different "
         "content (the complete logs differ first at seq 11); nothing was written (coreflow "
-        "log demo-1 prints the recorded log)")
+        f"log demo-1 --store {store} prints the recorded log)")
     assert invoke("log", "demo-1", "--store", store).stdout == before
 
 

@@ -176,9 +176,11 @@ def test_piped_output_carries_no_progress_line(tmp_path: Path) -> None:
     for done in (recorded, judged, simulated, audited):
         assert "\x1b" not in done.stdout + done.stderr and "\r" not in done.stderr
         assert not re.search(r"\[[#.]+\] +\d+/\d+", done.stderr)
-    # What stderr says is exactly the receipts, one line per recorded match.
+    # What stderr says is exactly the receipts, one line per recorded match, and a summary.
     assert recorded.stderr.count("head hash") == len(recorded.stdout.split())
-    assert len(recorded.stderr.splitlines()) == len(recorded.stdout.split())
+    assert len(recorded.stderr.splitlines()) == len(recorded.stdout.split()) + 1
+    assert recorded.stderr.splitlines()[-1].startswith(
+        f"coreflow: recorded {len(recorded.stdout.split())} matches")
     assert judged.stderr == "" and audited.stderr == "" and simulated.stderr == ""
 
 

@@ -156,7 +156,7 @@ def test_table_numbers_chained_again_fail_the_receipt_and_the_key(store: str) ->
                 assert code == 0 and "intact" in out  # what the receipt is for ...
                 code, out = run("verify", match_id, "--store", schema_store, "--head",
                                 receipt)
-                assert code == 1 and "not the receipt's head" in out  # ... caught
+                assert code == 1 and "never had the receipt's head" in out  # ... caught
             else:
                 assert code == 1 and "NOT signed" in out  # the key needs no receipt
                 code, out = run("judge", match_id, "--store", schema_store, key=key)
@@ -436,7 +436,7 @@ def test_a_play_record_is_signed_at_every_entry(store: str) -> None:
     code, out = run("verify", "demo-1", "--store", store, key=KEY)
     assert code == 0  # an earlier head the key signed ...
     code, out = run("verify", "demo-1", "--store", store, "--head", receipt, key=KEY)
-    assert code == 1 and "not the receipt's head" in out  # ... but not the receipt's
+    assert code == 1 and "never had the receipt's head" in out  # ... but not the receipt's
 
 
 def test_lines_appended_to_a_sparse_record_continue_the_tables_numbers(store: str) -> None:

@@ -37,7 +37,7 @@ def exported_head(store: Path) -> str:
     """The head of the log the record exports, which record prints beside the receipt when
     the table numbered its lines otherwise than the record (the disputed game is sparse)."""
     _code, _out, err = cli("record", str(DISPUTED), "--store", str(store.with_suffix(".2.db")))
-    return err.split(" ends with ")[1].split(",")[0]
+    return err.split(" ends with ")[1].split()[0]
 
 
 def edit_rows(store: Path, old: str, new: str) -> int:
@@ -97,7 +97,7 @@ def test_deleted_last_rows_fail_the_receipt(tmp_path: Path) -> None:
     code, out, _ = cli("verify", match_id, "--store", str(store))
     assert code == 0  # what is left is a consistent chain ...
     code, out, _ = cli("verify", match_id, "--store", str(store), "--head", head)
-    assert code == 1 and "not the receipt's head" in out  # ... but not the one recorded
+    assert code == 1 and "never had the receipt's head" in out  # ... but not the one recorded
 
 
 def test_a_log_cut_off_or_chained_again_fails_the_receipt(tmp_path: Path) -> None:

@@ -179,5 +179,5 @@ def test_recording_a_different_log_under_a_recorded_id(tmp_path: Path) -> None:
     assert one_line(r.stderr) == (
         f"coreflow: {changed}: match 'demo-1' is already recorded in {store} with different "
         f"content (the complete logs differ first at seq {first}); nothing was written "
-        "(coreflow log demo-1 prints the recorded log)")
+        f"(coreflow log demo-1 --store {store} prints the recorded log)")
     assert invoke("log", "demo-1", "--store", store).stdout == before
