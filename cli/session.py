@@ -23,11 +23,19 @@ from coreflow_judge.cli.i18n import text as say_text
 from coreflow_judge.cli.play import Output
 from coreflow_judge.events.models import LogLine, MatchStarted, TakenBack
 from coreflow_judge.events.store import (
+    AppendRejected,
     MatchAlreadyRecorded,
     MatchRecord,
     MatchRecorder,
     RecordConflict,
 )
+
+MOVED_ON = (RecordConflict, AppendRejected)
+"""What an append raises when the store holds lines the table has not seen (another
+writer appended first): nothing of ours was written; the table is read again."""
+FINISH_TRIES = 10
+"""How often the end of the input tries to store what the rules derive after the last
+entry while another writer keeps appending (each try reads the match again first)."""
 
 HELP = """\
 notation (docs/play.md has every game's examples):
@@ -53,7 +61,12 @@ class PlayError(Exception):
 
 class StoredMatch:
     """The record of the match being played, kept open: each accepted entry is one
-    append, all or nothing."""
+    append, all or nothing.
+
+    The table is built from :meth:`lines`, the very record this object appends to (one
+    read of the store): the table and the record it extends never disagree. Were they
+    two reads, another writer's lines stored between them would put the table ahead of
+    its record, and the next append would be refused as not continuing it."""
 
     def __init__(self, recorder: MatchRecorder, match_id: str) -> None:
         self.recorder = recorder
@@ -73,7 +86,8 @@ class StoredMatch:
             raise
 
     def lines(self) -> list[LogLine]:
-        return list(self.recorder.lines(self.match_id))
+        """The record's lines, as read when it was loaded (or reloaded)."""
+        return list(self.record.lines)
 
 
 # ------------------------------------------------------------------ answers
@@ -294,7 +308,7 @@ class Session:
             return
         try:
             answer = table.enter(line)
-        except RecordConflict:
+        except MOVED_ON:
             self._reopen()
             self.trouble = True
             self.speaker.say("conflict", self.speaker.text("play.conflict"), no)
@@ -344,7 +358,7 @@ class Session:
             entries, rest = int(count), why
         try:
             line = self.table.take_back(rest.strip() or None, entries)
-        except RecordConflict:
+        except MOVED_ON:
             self._reopen()
             self.trouble = True
             self.speaker.say("conflict", self.speaker.text("play.undo_conflict"), no)
@@ -368,7 +382,17 @@ class Session:
         on stderr."""
         if self.table is None or self.match is None:
             return
-        self.table.finish()
+        for _try in range(FINISH_TRIES):
+            try:
+                self.table.finish()
+                break
+            except MOVED_ON:
+                # Another writer appended meanwhile: what the rules derive now follows its
+                # lines; read the match again and derive it from there.
+                self._reopen()
+        else:
+            typer.echo(f"{self.match.match_id}: another writer keeps appending; what the "
+                       "rules derive after the last line is left to it", err=True)
         chain = self.recorder.verify_record(self.match.match_id)
         typer.echo(f"{self.match.match_id}: {chain.lines} lines recorded; head hash "
                    f"{chain.head} (coreflow verify {self.match.match_id} --head "
