@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 import typer
 from coreflow_judge.cli import progress
 from coreflow_judge.cli.options import StoreOption
+from coreflow_judge.events.printable import escaped, json_escaped
 
 if TYPE_CHECKING:
     import duckdb
@@ -64,7 +65,11 @@ def _say(message: str) -> None:
 
 
 def _cell(value: Any) -> str:
-    """One value as the table and CSV print it."""
+    """One value as the table and CSV print it: a string the log gave is escaped (a
+    newline, a terminal escape or a right-to-left override in a note is shown as an
+    escape, never carried out)."""
+    if isinstance(value, str):
+        return escaped(value)
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -163,7 +168,7 @@ def write_json(stream: Stream, out: TextIO) -> None:
         for row in batch:
             obj = {c: _json_value(v, t)
                    for c, v, t in zip(stream.columns, row, stream.types, strict=True)}
-            out.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+            out.write(json_escaped(json.dumps(obj, ensure_ascii=False, default=str)) + "\n")
 
 
 WRITE: dict[OutFormat, Callable[[Stream, TextIO], None]] = {

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from coreflow_judge.events.printable import escaped
 
 DEFAULT_DIR = Path("fixtures") / "rulings"
 """adjudicator.rulings.DEFAULT_DIR, named here so that the help does not import the judge
@@ -102,7 +103,7 @@ def check_command(
             if diff is None:
                 continue
             changed += 1
-            typer.echo(diff + "\n")
+            typer.echo(escaped(diff, keep_newlines=True) + "\n")
             if do_update:
                 update(case)
                 typer.echo(f"re-froze {case.expected}\n")

@@ -34,6 +34,7 @@ from coreflow_judge.cli.options import (
     StoreOption,
     ViewOption,
 )
+from coreflow_judge.events.printable import bounded, escaped, json_escaped
 from typer.core import TyperCommand, TyperGroup
 
 if TYPE_CHECKING:  # imported by the commands that use them, when they run
@@ -184,8 +185,10 @@ class RecordRefused(CliError):
 
 
 def _say(message: str) -> None:
+    """One line on stderr: escaped, and held to a size when it echoes a long value (a
+    500 KB header field is shown by its start: :func:`~events.printable.bounded`)."""
     progress.clear()
-    typer.echo(f"coreflow: {message}", err=True)
+    typer.echo(f"coreflow: {bounded(message)}", err=True)
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -597,7 +600,7 @@ def judge(
             if fmt is Format.json:
                 data = report.as_dict() if view == JUDGE_VIEW else viewed_report_dict(
                     report, findings, view)
-                typer.echo(json.dumps(data | source, ensure_ascii=False))
+                typer.echo(json_escaped(json.dumps(data | source, ensure_ascii=False)))
             else:
                 if not first:
                     typer.echo("\n" + "=" * 72 + "\n")
@@ -744,7 +747,7 @@ def board(
 
         data = match_view(projector, view).board(at)
     if fmt is Format.json:
-        typer.echo(json.dumps(data | source, ensure_ascii=False, indent=2))
+        typer.echo(json_escaped(json.dumps(data | source, ensure_ascii=False, indent=2)))
     else:
         typer.echo(board_text(data, language))
 
@@ -770,13 +773,14 @@ def matches(
             and (player is None or player in r["players"])]
     if fmt is Format.json:
         where = _store_name(store)
-        typer.echo(json.dumps([r | {"store": where} for r in rows], ensure_ascii=False,
-                              indent=2))
+        typer.echo(json_escaped(json.dumps([r | {"store": where} for r in rows],
+                                           ensure_ascii=False, indent=2)))
         return
     for r in rows:
-        typer.echo(f"{r['match_id']}  {r['rules']} {r['format']}  {' v '.join(r['players'])}  "
-                   f"{r['lines']} lines  {r['result'] or 'no result recorded'}  "
-                   f"recorded {r['recorded_at']}")
+        typer.echo(escaped(
+            f"{r['match_id']}  {r['rules']} {r['format']}  {' v '.join(r['players'])}  "
+            f"{r['lines']} lines  {r['result'] or 'no result recorded'}  "
+            f"recorded {r['recorded_at']}"))
     if not rows:
         typer.echo("no recorded match" + (" matches the filter" if game or player else ""))
 
