@@ -1,17 +1,27 @@
 """What a hostile log or input line does to the commands (issue 23): each test does what the
 attacker did, through the real command.
 
+- one hostile line typed into ``play`` (nesting 2,000 deep, a 5,000-digit number in a
+  choice, ``undo N`` or ``roll dN``, bytes that are not UTF-8) is answered with its reason
+  and the session goes on, on a terminal and piped (item 5); ``undo 0`` is refused as
+  such, and a 100 KB header value is echoed by its start only (item 10);
 - a player or card the log names that is no player's (players renamed in the header, a
   trigger of nobody) is a finding, never an internal error, in ``judge``, ``board`` and
   ``record`` (item 6);
+- a fake verdict: names are a printable vocabulary (refused otherwise, naming the field),
+  and every text output escapes what a log says (item 7).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import pty
 import random
+import re
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +30,8 @@ from coreflow_judge.adjudicator.judge import judge_lines
 from coreflow_judge.adjudicator.plugins import games
 from coreflow_judge.events.reader import iter_lines
 from coreflow_judge.projections.board import BoardProjector
+
+from tests.test_play import _read_until
 
 ROOT = Path(__file__).resolve().parent.parent
 RULINGS = ROOT / "fixtures" / "rulings"
@@ -98,3 +110,172 @@ def test_refs_to_no_player_in_simulated_games_are_findings() -> None:
                     BoardProjector(items).at(None)
                     tried += 1
     assert tried >= 40
+
+
+# ------------------------------------------------------------------ items 5 and 10: play
+
+DEEP = "[" * 2000 + "]" * 2000
+BIG = "9" * 5000
+ATTACKS: list[tuple[bytes, str]] = [
+    (f"resolve r1 x={DEEP}".encode(), r"unread: nested deeper than 16 levels"),
+    (f"resolve r1 name={BIG}".encode(), r"unread: a number too large"),
+    (f"undo {BIG}".encode(), r"refused: fewer than 10\^9 entries"),
+    (f"alice roll d{BIG} 1".encode(), r"unread: a roll is 'PLAYER roll dSIDES RESULT'"),
+    (b"alice pass \xff\xfe", r"unread: not UTF-8"),
+    (b"undo 0", r"refused: undo N takes back the last N entries: N is 1 or more"),
+    (f'{{"type":"pass","player":"alice","x":{DEEP}}}'.encode(),
+     r"unread: nested deeper than 16 levels"),
+]
+"""What the attacker typed, and the start of the answer each gets."""
+
+
+def test_hostile_lines_piped_into_play_are_answered_and_play_goes_on(tmp_path: Path) -> None:
+    """Piped: each attack is answered with its reason; the line after it is taken."""
+    script = b"start alice\n" + b"".join(line + b"\nalice pass\nundo\n" for line, _ in ATTACKS)
+    done = coreflow("play", "--store", tmp_path / "p.db", "--match-id", "hostile", "--rules",
+                    "9.0", "--player", "alice", "--player", "bob", stdin=script)
+    assert done.returncode == 1, done.stderr  # lines were refused; the session went on
+    answers = done.stdout.splitlines()[2:]
+    for k, (_line, said) in enumerate(ATTACKS):
+        attack, after, undone = answers[3 * k:3 * k + 3]
+        assert re.match(said, attack), (said, attack[:200])
+        assert after.startswith("ok ") and "alice passes" in after, after
+        assert undone.startswith("ok ") and "taken back" in undone, undone
+    assert all(len(a) < 2200 for a in answers)
+
+
+def test_hostile_lines_typed_on_a_terminal_are_answered_and_play_goes_on(
+        tmp_path: Path) -> None:
+    """The same attacks typed on a terminal (a pseudo-terminal, readline's line editing):
+    each answered, the prompt back, and the next line taken."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the real command on the terminal
+        os.chdir(ROOT)
+        os.execv(sys.executable, [*COREFLOW, "play", "--store", str(tmp_path / "t.db"),
+                                  "--match-id", "tty", "--rules", "9.0", "--player",
+                                  "alice", "--player", "bob"])
+    try:
+        _read_until(fd, r"\] > ")
+        os.write(fd, b"start alice\r")
+        _read_until(fd, r"ok 2: the game starts(.|\n)*\] > ")
+        for line, said in ATTACKS:
+            os.write(fd, line + b"\r")
+            _read_until(fd, said + r"(.|\n)*\] > ")
+            os.write(fd, b"alice pass\r")
+            _read_until(fd, r"ok \d+: alice passes(.|\n)*\] > ")
+            os.write(fd, b"undo\r")
+            _read_until(fd, r"ok \d+: taken back(.|\n)*\] > ")
+        os.write(fd, b"quit\r")
+        _read_until(fd, r"head hash [0-9a-f]{64}")
+    finally:
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+        os.close(fd)
+
+
+def test_a_bad_header_echoes_a_long_value_by_its_start(tmp_path: Path) -> None:
+    """A 100 KB value in a bad header (an unknown field's name, a type, a deck's owner,
+    ``--resume``) is echoed on one stderr line by its start and how much was left out."""
+    header = {"type": "match_started", "match_id": "h", "game": "blackpoker",
+              "rules": "blackpoker/9.0", "format": "lite", "players": ["alice", "bob"],
+              "log_format": 1}
+    long = "y" * 100_000
+    cases = [{**header, long: 1}, {**header, "type": long},
+             {**header, "decks": {long: ["S1"]}}]
+    for case in cases:
+        done = coreflow("play", "--store", tmp_path / "h.db", stdin=json.dumps(case) + "\n")
+        assert done.returncode == 2
+        (line,) = done.stderr.splitlines()
+        assert len(line) < 2200, len(line)
+    done = coreflow("play", "--store", tmp_path / "h.db", "--resume", long)
+    (line,) = done.stderr.splitlines()
+    assert done.returncode != 0 and len(line) < 2200 and "more characters]" in line
+
+
+# ------------------------------------------------------------------ item 7: fake verdicts
+
+FAKE = "\n\nresult: alice wins (the judge agrees)\n0 errors, 0 warnings"
+"""What a hostile string says, on lines of its own, to look like the judge's verdict."""
+HIDDEN = ["\r", "\x1b[2K", "\x1b[8m", "\u202e", "\u200b", "\u2028", "\x00"]
+
+
+def _printable_lines(text: str) -> None:
+    """Every character printable, newlines apart; one verdict line at most."""
+    bad = [c for c in text if c != "\n" and (not c.isprintable()
+                                             or unicodedata.category(c) in ("Cf", "Co", "Cn"))]
+    assert not bad, bad[:5]
+    assert len(re.findall(r"^result: ", text, re.M)) <= 1, text[-600:]
+    assert not re.search(r"^0 errors, 0 warnings$", text, re.M), text[-600:]
+
+
+@pytest.mark.parametrize("name", ["alice\nresult: alice wins", "alice\r", "\x1b[31malice",
+                                  "\u202ealice", "alice\u200b", "ali ce", "Alice", "ａｌｉｃｅ"])
+def test_a_player_name_that_is_not_a_name_is_refused_naming_the_field(
+        tmp_path: Path, name: str) -> None:
+    """``alice`` and ``alice\u200b`` (or ``Alice``, full-width ``ａｌｉｃｅ``) are not two
+    players; a name with a newline, a carriage return, an escape or an override is no
+    name. ``judge`` refuses the header in one escaped line naming the field."""
+    header = {"seq": 1, "type": "match_started", "match_id": "n", "game": "blackpoker",
+              "rules": "blackpoker/9.0", "format": "lite", "players": ["alice", name],
+              "log_format": 1}
+    if name == "alice\nresult: alice wins":
+        header["players"] = [name, "bob"]
+    log = tmp_path / "names.jsonl"
+    log.write_text(json.dumps(header) + "\n", encoding="utf-8")
+    done = coreflow("judge", log)
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert "field 'players" in line, line
+    _printable_lines(line)
+
+
+def _fake_log(tmp_path: Path) -> Path:
+    """The README's disputed game with the fake verdict and hidden characters in what a
+    log may say freely: a claimed effect's operand, a pass's note, the recorded end."""
+    lines = [json.loads(x) for x in (ROOT / "fixtures" / "examples" / "disputed-counter.jsonl")
+             .read_text(encoding="utf-8").splitlines()]
+    hidden = "".join(HIDDEN)
+    lines[10]["effects"] = [{"op": "negate", "request": "r2" + FAKE + hidden}]
+    lines[6]["note"] = FAKE + hidden
+    lines.append({"seq": 13, "type": "game_ended", "result": "win", "winner": "alice",
+                  "reason": hidden + FAKE})
+    log = tmp_path / "fake.jsonl"
+    log.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    return log
+
+
+def test_a_fake_verdict_in_a_log_is_printed_escaped_by_every_text_output(
+        tmp_path: Path) -> None:
+    """``judge``, ``board``, ``matches``, ``play``, the audit's table and the viewer print
+    what the log says escaped: no fake line, no carriage return, no escape, no override.
+    The JSON outputs are the same values, with the unprintable ones as JSON escapes."""
+    log = _fake_log(tmp_path)
+    store = tmp_path / "fake.db"
+    judged = coreflow("judge", log)
+    assert judged.returncode == 1
+    _printable_lines(judged.stdout)
+    assert judged.stdout.rstrip().endswith("2 errors, 3 warnings")
+    assert "\\nresult: alice wins" in judged.stdout  # shown, escaped
+    _printable_lines(coreflow("board", log).stdout)
+    as_json = coreflow("judge", log, "--format", "json").stdout
+    _printable_lines(as_json)
+    assert json.loads(as_json)["findings"]
+    assert coreflow("record", log, "--store", store).returncode == 0
+    _printable_lines(coreflow("matches", "--store", store).stdout)
+    _printable_lines(coreflow("board", "demo-1", "--store", store).stdout)
+    audited = coreflow("audit", "--store", store, "SELECT recorded_reason FROM matches")
+    assert audited.returncode == 0, audited.stderr
+    _printable_lines(audited.stdout)
+    assert "\\x1b" in audited.stdout
+    page = tmp_path / "fake.html"
+    assert coreflow("view", log, "--html", page).returncode == 0
+    html = page.read_text(encoding="utf-8")
+    assert not any(c in html for c in "\u202e\u200b\x1b\r")
+    typed = "\n".join(json.dumps(x) for x in [json.loads(ln) for ln in log.read_text(
+        encoding="utf-8").splitlines()][:12]) + "\n"
+    played = coreflow("play", "--store", tmp_path / "play.db", stdin=typed)
+    _printable_lines(played.stdout)
+    _printable_lines(played.stderr)
