@@ -803,11 +803,12 @@ def log(
     if view != JUDGE_VIEW:
         from coreflow_judge.projections.view import log_jsonl, match_view
 
-        typer.echo(log_jsonl(match_view(_recorded(match_id, store), view).log()), nl=False)
+        typer.echo(json_escaped(log_jsonl(match_view(_recorded(match_id, store), view).log())),
+                   nl=False)
         return
     with _recorder(store, reading=True) as recorder:
         text = recorder.export_jsonl(match_id)
-    typer.echo(text, nl=False)
+    typer.echo(json_escaped(text), nl=False)
 
 
 @app.command()
@@ -824,7 +825,7 @@ def normalize(
     from coreflow_judge.adjudicator.judge import normalize_lines
 
     lines = _with_path(log, lambda: normalize_lines(_one_match(_valid_lines(log))))
-    typer.echo(_jsonl(lines), nl=False)
+    typer.echo(json_escaped(_jsonl(lines)), nl=False)
 
 
 @app.command()

@@ -264,6 +264,15 @@ def test_a_fake_verdict_in_a_log_is_printed_escaped_by_every_text_output(
     _printable_lines(as_json)
     assert json.loads(as_json)["findings"]
     assert coreflow("record", log, "--store", store).returncode == 0
+    normalized = coreflow("normalize", log).stdout
+    exported = coreflow("log", "demo-1", "--store", store).stdout
+    assert exported == normalized  # the same complete log, its chain intact
+    _printable_lines(exported)
+    assert [json.loads(x).get("note") for x in exported.splitlines()][8] == \
+        FAKE + "".join(HIDDEN)  # the same values: only their writing is escaped
+    verified = tmp_path / "exported.jsonl"
+    verified.write_text(exported, encoding="utf-8")
+    assert coreflow("verify", verified).returncode == 0
     _printable_lines(coreflow("matches", "--store", store).stdout)
     _printable_lines(coreflow("board", "demo-1", "--store", store).stdout)
     audited = coreflow("audit", "--store", store, "SELECT recorded_reason FROM matches")
