@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 import typer
 from coreflow_judge.cli import progress
 from coreflow_judge.cli.options import StoreOption
-from coreflow_judge.events.printable import escaped, json_escaped
+from coreflow_judge.events.printable import bounded, escaped, json_escaped
 
 if TYPE_CHECKING:
     from coreflow_judge.audit.projection import AuditDB, Stream
@@ -63,7 +63,7 @@ AuditOpt = Annotated[
 
 def _say(message: str) -> None:
     progress.clear()
-    typer.echo(f"coreflow: {message}", err=True)
+    typer.echo(f"coreflow: {bounded(message)}", err=True)
 
 
 # ------------------------------------------------------------------ rendering

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from coreflow_judge.events.printable import escaped
+from coreflow_judge.events.printable import bounded, escaped
 
 DEFAULT_DIR = Path("fixtures") / "rulings"
 """adjudicator.rulings.DEFAULT_DIR, named here so that the help does not import the judge
@@ -98,7 +98,7 @@ def check_command(
                 diff = check(case)
             except (OSError, ValueError, LogReadError) as exc:
                 unreadable += 1  # one broken fixture must not hide the others
-                typer.echo(f"coreflow: {exc}", err=True)
+                typer.echo(f"coreflow: {bounded(str(exc))}", err=True)
                 continue
             if diff is None:
                 continue
