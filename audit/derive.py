@@ -125,15 +125,19 @@ def empty_rows() -> Rows:
     return {name: [] for name in TABLES}
 
 
-def derive_match(record_id: str, lines: Sequence[StoredLine]) -> Rows:
-    """Every audit row of one match, from its stored lines (line 1 ``match_started``)."""
-    return _Deriver(record_id, lines).run()
+def derive_match(record_id: str, lines: Sequence[StoredLine], refused: str | None = None
+                 ) -> Rows:
+    """Every audit row of one match, from its stored lines (line 1 ``match_started``);
+    ``refused``: why the record is no evidence (its events are shown, it is not judged)."""
+    return _Deriver(record_id, lines, refused).run()
 
 
 class _Deriver:
-    def __init__(self, record_id: str, lines: Sequence[StoredLine]) -> None:
+    def __init__(self, record_id: str, lines: Sequence[StoredLine],
+                 refused: str | None = None) -> None:
         self.record_id = record_id
         self.lines = lines
+        self.refused = refused
         header = lines[0].line
         assert isinstance(header, MatchStarted), "a match record starts with match_started"
         self.header = header
@@ -142,6 +146,9 @@ class _Deriver:
 
     # ------------------------------------------------------------------ driver
     def run(self) -> Rows:
+        if self.refused is not None:
+            self._events_only(self.refused)
+            return self.rows
         if any(s.line.hash is not None for s in self.lines):
             breaks = verify_chain((s.line.seq, s.line) for s in self.lines)
             if breaks:  # changed outside coreflow: its events are shown, never judged

@@ -29,6 +29,7 @@ it in is taken in again, and the refresh says so (:attr:`RefreshStats.edited`).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -57,7 +58,7 @@ from coreflow_judge.audit.schema import (
     create_statements,
     json_columns,
 )
-from coreflow_judge.events.models import LINE_ADAPTER
+from coreflow_judge.events.models import LINE_ADAPTER, MatchStarted
 from coreflow_judge.events.store import MatchRecorder, StoreUnavailable, open_recorder, store_env
 from eventsourcing.persistence import PersistenceError, StoredEvent
 
@@ -144,8 +145,6 @@ class RefreshStats:
     edited: list[str] = field(default_factory=list)
     """Matches whose stored rows changed after the audit took them in (edited, swapped or
     deleted outside coreflow): taken in again (or dropped, when no row is left)."""
-    unreadable: list[str] = field(default_factory=list)
-    """Records whose stored rows do not read as log lines (no rows derived for them)."""
 
 
 class _Sink:
@@ -196,11 +195,11 @@ class AuditDB:
         _check_duckdb_file(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            return duckdb.connect(str(self.path), config={
+            return _when_free(lambda: duckdb.connect(str(self.path), config={
                 "autoinstall_known_extensions": False,
                 "autoload_known_extensions": False,
                 "memory_limit": f"{self.memory}B",
-            })
+            }))
         except (duckdb.Error, OSError) as exc:
             raise AuditError(f"cannot open the audit database {self.path}: "
                              f"{_first_line(exc)}") from exc
@@ -257,18 +256,16 @@ class AuditDB:
             touched: list[str] = [taken[rid][0] for rid in edited]  # their rows go
             digests: dict[str, tuple[str, str, int]] = {}
             try:
-                for record_id, stored, total in self._new_matches(app, last, top, stats,
-                                                                   edited):
+                for record_id, stored, lines, total, refused in self._new_matches(
+                        app, last, top, stats, edited):
                     if progress is not None:
                         progress(len(digests), total)
                     if not stored:
-                        continue  # no row left: the record was deleted
-                    try:
-                        lines = [self._decode(app, s) for s in stored]
-                        rows = derive_match(str(record_id), lines)
-                    except (ValueError, TypeError, KeyError, AssertionError):
-                        stats.unreadable.append(str(record_id))
-                        continue  # pydantic's ValidationError is a ValueError
+                        continue  # no row left: the record was deleted (said as edited)
+                    if not lines or not isinstance(lines[0].line, MatchStarted):
+                        stats.unjudged.append(str(record_id))  # not even its header reads
+                        continue
+                    rows = derive_match(str(record_id), lines, refused)
                     match = rows["matches"][0]
                     touched.append(match["match_id"])
                     digests[str(record_id)] = (match["match_id"], *_digest(stored))
@@ -339,13 +336,19 @@ class AuditDB:
 
     def _new_matches(self, app: MatchRecorder, last: int, top: int, stats: RefreshStats,
                      again: Sequence[str] = ()
-                     ) -> Iterator[tuple[UUID | str, list[StoredEvent], int]]:
+                     ) -> Iterator[tuple[UUID | str, list[StoredEvent], list[StoredLine], int,
+                                         str | None]]:
         """Each match with notifications in (last, top], and each record of ``again``,
-        with all its stored rows (and how many matches there are).
+        with all its stored rows and lines (and how many matches there are), and why it is
+        no evidence if it is none.
 
         A match whose lines all arrived in this window (versions 1..n) is derived from
         the notifications themselves; one that had lines before is read whole from the
-        store (``select_events``).
+        store (``select_events``). Each is checked as ``coreflow verify`` checks it
+        (:meth:`~events.store.MatchRecorder.check_stored`): a record changed outside
+        coreflow, one of an older coreflow without hashes, or with the signing key set one
+        not signed with it, has its readable lines shown and is not judged; the table
+        numbers of a record whose chain does not cover them are left out.
         """
         pending: dict[UUID | str, list[StoredEvent]] = {}
         start = last
@@ -366,7 +369,17 @@ class AuditDB:
                 versions = [s.originator_version for s in stored]
                 if not stored or versions != list(range(1, len(stored) + 1)):
                     stored = list(app.recorder.select_events(record_id))
-                yield record_id, stored, len(pending)
+                chain = app.check_stored(UUID(str(record_id)), stored) if stored else None
+                lines = []
+                for s in stored:
+                    try:
+                        line = self._decode(app, s)
+                    except (ValueError, TypeError, KeyError):  # a row changed: refused below
+                        continue
+                    lines.append(line if chain is not None and chain.numbers_covered
+                                 else dataclasses.replace(line, table_seq=None))
+                yield (record_id, stored, lines, len(pending),
+                       None if chain is None or chain.ok else f"{chain.describe()}; not judged")
         except PersistenceError as exc:
             raise StoreUnavailable(f"the event store failed: {exc}") from exc
 
@@ -489,8 +502,8 @@ def read_only(path: str | Path, memory_limit: int | None = None) -> duckdb.DuckD
     _check_duckdb_file(p)
     limit = memory_limit if memory_limit is not None else memory_bytes(None)
     try:
-        con = duckdb.connect(str(p), read_only=True,
-                             config={**SANDBOX_CONFIG, "memory_limit": f"{limit}B"})
+        con = _when_free(lambda: duckdb.connect(
+            str(p), read_only=True, config={**SANDBOX_CONFIG, "memory_limit": f"{limit}B"}))
         con.execute("SET enable_progress_bar = false")
         con.execute("SET lock_configuration = true")
         return con
@@ -587,6 +600,15 @@ def stream_query(con: duckdb.DuckDBPyConnection, sql: str,
     finally:
         if watchdog is not None:
             watchdog.cancel()
+
+
+def run_query(con: duckdb.DuckDBPyConnection, sql: str,
+              timeout: float | None = DEFAULT_TIMEOUT) -> Result:
+    """Run exactly one query in this process (see :func:`stream_query`) and keep every row
+    (the Python API's reading; the command line runs :func:`isolated_query`)."""
+    with stream_query(con, sql, timeout) as stream:
+        rows = [row for batch in stream.batches for row in batch]
+        return Result(stream.columns, stream.types, rows)
 
 
 # ------------------------------------------------------------------------ a process per query
@@ -771,6 +793,26 @@ def isolated_query(path: str | Path, sql: str, timeout: float | None = DEFAULT_T
 
 
 # ------------------------------------------------------------------------ helpers
+
+
+def _when_free(connect: Callable[[], duckdb.DuckDBPyConnection]) -> duckdb.DuckDBPyConnection:
+    """``connect()``, waiting while another process holds the audit file (DuckDB lets one
+    process write it, or several read it): ``coreflow matches`` and ``coreflow audit`` at
+    once take turns, for as long as a writer waits for a busy store
+    (``$COREFLOW_BUSY_TIMEOUT``, default 120 s), then the lock error stands."""
+    from coreflow_judge.events.busy import busy_budget, pauses
+
+    next_pause = pauses(busy_budget())
+    while True:
+        try:
+            return connect()
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower():
+                raise
+            pause = next_pause()
+            if pause is None:
+                raise
+            time.sleep(pause)
 
 
 def _first_line(exc: BaseException) -> str:

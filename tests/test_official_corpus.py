@@ -46,7 +46,7 @@ def reports() -> dict[str, Report]:
 
 
 def test_every_game_is_judged_as_predicted(reports: dict[str, Report]) -> None:
-    wrong = []
+    wrong: list[tuple[Any, ...]] = []
     for name, report in reports.items():
         errors = [f for f in report.findings if f.severity == "error"]
         roots = [(f.seq, f.code) for f in errors if f.caused_by is None]
@@ -80,8 +80,8 @@ def test_a_cost_that_ends_the_game_is_ruled_at_the_recorded_end(
             assert reports[name].result is None, name  # the game is not over yet
 
 
-@pytest.fixture
-def simulator_defects(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+@pytest.fixture(name="simulator_defects")
+def _simulator_defects(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The rules with the simulator's two defects, on purpose: the Damage Judgement sizes
     a soldier with its own controller's abilities only, and the win/lose check also runs
     right after a staged request's costs are paid."""

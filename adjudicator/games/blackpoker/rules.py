@@ -68,6 +68,7 @@ from coreflow_judge.adjudicator.games.blackpoker.steps_frames import FrameSteps
 from coreflow_judge.adjudicator.games.blackpoker.steps_master import MasterSteps
 from coreflow_judge.adjudicator.games.blackpoker.steps_standard import StandardSteps
 from coreflow_judge.adjudicator.games.blackpoker.trumps import TrumpRules
+from coreflow_judge.adjudicator.games.choices import choice_findings, readable
 from coreflow_judge.adjudicator.games.common import deck_out, load_edition_data, unknown_decks
 from coreflow_judge.adjudicator.plan import ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
@@ -448,6 +449,10 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 flow.report("legality.effect-mismatch", "bp4.2.1",
                             f"{player} drew {claimed} but the deck's top card was {top}.",
                             expected=top, actual=claimed)
+                if b.deck is not None and claimed in b.deck:
+                    # As played: the table took that card; the top card stays on top.
+                    b.deck.remove(claimed)
+                    b.deck.insert(0, top)
             card = claimed if claimed != UNKNOWN else top
             b.add_to_hand(card)
             got.append(card)
@@ -817,8 +822,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 code = "log.unknown-ref" if why.startswith("no ") else "legality.target-invalid"
                 rep(code, "bp4.3.2.1", f"Target {line.targets[0]}: {why}.",
                     actual=line.targets[0])
-        # Request-time choices.
-        if "card" in (a.get("choices") or []):
+        # Request-time choices: their shapes (choices.py), then the hand card.
+        found, refused = choice_findings(action.name, "request", a.get("choices"),
+                                         line.choices, seq)
+        out += found
+        if "card" in (a.get("choices") or {}) and not refused:
             card_ref = (line.choices or {}).get("card")
             if card_ref is None:
                 rep("log.choice-missing", "bp6.2", f"{action.name}: the hand card is not "
@@ -832,6 +840,13 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                     rep("legality.choice-invalid", "bp6.2",
                         f"{parts[1]} is not in {player}'s hand.", actual=card_ref)
         return out
+
+    @staticmethod
+    def request_choices(req: Req) -> dict[str, Any]:
+        """The choices a request recorded when it was made, as the judge reads them: one
+        the action does not take there, or of another shape, is not recorded (reported
+        with the request, :func:`~coreflow_judge.adjudicator.games.choices.choice_findings`)."""
+        return readable(req.action.data.get("choices"), req.choices)
 
     @staticmethod
     def _keys_related(keys: list[str], spec: Mapping[str, Any] | None) -> bool:

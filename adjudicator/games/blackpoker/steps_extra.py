@@ -45,18 +45,8 @@ class ExtraSteps(Resolving):
         return self.r.printed_size(ch)
 
     def _flip(self, owner: str, trump: Trump, up: bool) -> None:
-        trump.face_up = up
+        self._turn_trump(owner, trump, up)
         self.emit(op="flip", card=f"{owner}:{trump.card}", face="up" if up else "down")
-        why = self.r.not_judged_yet.get(trump.card) if up else None
-        if why is not None:  # the rest depends on an ability the judge cannot apply
-            self.rep("log.not-judged-yet", "scope", f"{owner}:{trump.card} is face up: {why}; "
-                     "the judge rules on nothing after this line.", severity="warning")
-            self.flow.stop_judging()
-        if up:  # its ability is in force: 前触れ and the like trigger now
-            ability = self.r.trump_data.get(trump.card, {})
-            self.triggers += [TriggerSpec(t["action"], self.req.id, owner)
-                              for t in ability.get("triggers", ())
-                              if t["event"] == "enabled" and t["action"] in self.r.actions]
 
     def _measure(self, step: dict[str, Any]) -> tuple[Any, str]:
         """What a step compares: the printed number (6.1 texts say 数字) or, where the step
