@@ -216,9 +216,6 @@ def _open(store: str | None, audit: Path | None, memory_limit: str | None = None
              "took them in (the store was edited outside coreflow): its rows are derived "
              f"again from the store as it is now (coreflow verify {match_id} checks its "
              "chain)")
-    for record_id in stats.unreadable:
-        _say(f"audit: warning: the stored rows of record {record_id} do not read as log "
-             "lines (the store was edited outside coreflow): nothing of it is audited")
     for match_id in stats.unjudged:
         _say(f"audit: match {match_id} could not be judged (see matches.judge_error)")
     return auditdb
