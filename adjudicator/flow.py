@@ -1249,7 +1249,13 @@ class CoreFlow:
         req.status = "discarded"
 
     def _on_spurious_trigger(self, line: Trigger) -> None:
-        """[6-1]: a trigger line the rules did not derive: reported, and it still happened."""
+        """[6-1]: a trigger line the rules did not derive: reported, and it still happened
+        (unless its controller is no player of the match: then it names nothing that can
+        happen, ``log.unknown-ref``)."""
+        if line.controller is not None and line.controller not in self.players:
+            self.report("log.unknown-ref", "log", f"No player {line.controller!r}.",
+                        actual=line.controller)
+            return
         action = self.rules.action(line.action)
         name = f"{action.name} ({line.request})" if action is not None else repr(line.action)
         self.report("order.trigger-spurious", "core[6-1]",

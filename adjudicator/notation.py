@@ -33,8 +33,11 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from coreflow_judge.events.models import LINE_ADAPTER, LogLine
+from coreflow_judge.events.models import LINE_ADAPTER, MAX_DEPTH, LogLine
+from coreflow_judge.events.printable import bounded
+from coreflow_judge.events.reader import _field_of, _plain_message
 from pydantic import ValidationError
+from pydantic_core import from_json
 
 COST_KINDS = ("B", "L", "D", "S", "C")
 """The cost kinds of the log format (``request.costs[].kind``)."""
@@ -137,11 +140,31 @@ def split_words(text: str) -> list[str]:
     return [w[1:-1] if len(w) >= 2 and w[0] == w[-1] == '"' else w for w in words]
 
 
+class _NotJSON(ValueError):
+    """Text that does not read as JSON (a word, for a choice's value)."""
+
+
+def _loads(text: str) -> Any:
+    """JSON text as a value, by the same parser as the log's lines: nesting, numbers and
+    length are bounded (no RecursionError, no 5,000-digit integer). A value nested
+    deeper than a log allows, or a number too large, is a :class:`NotationError`; text
+    that is not JSON at all is :class:`_NotJSON`."""
+    try:
+        return from_json(text, allow_inf_nan=True)
+    except ValueError as exc:
+        why = str(exc)
+        if why.startswith("recursion limit exceeded"):
+            raise NotationError(f"nested deeper than {MAX_DEPTH} levels") from None
+        if why.startswith("number out of range"):
+            raise NotationError("a number too large to be a log's") from None
+        raise _NotJSON(why.replace("line 1 column", "column")) from None
+
+
 def _json_line(text: str, seq: int) -> LogLine:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise NotationError(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+        data = _loads(text)
+    except _NotJSON as exc:
+        raise NotationError(f"not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise NotationError("a JSON line must be an object")
     data.pop("hash", None)  # the store chains what it takes
@@ -154,13 +177,13 @@ def _validated(data: dict[str, Any], seq: int) -> LogLine:
     try:
         return LINE_ADAPTER.validate_python(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = [str(p) for p in err["loc"]]
-        if loc and loc[0] == data.get("type"):
-            loc = loc[1:]  # the union's tag: the line's own type
-        where = ".".join(loc) or "type"
-        message = err["msg"].removeprefix("Value error, ")
-        raise NotationError(f"field {where!r}: {message}") from None
+        err = exc.errors(include_url=False)[0]
+        if err["type"] == "union_tag_invalid":
+            raise NotationError(bounded(f"field 'type': unknown line type "
+                                        f"{data.get('type')!r}")) from None
+        if err["type"] == "union_tag_not_found":
+            raise NotationError("field 'type': missing: every line names its type") from None
+        raise NotationError(f"field {_field_of(err)!r}: {_plain_message(err)}") from None
 
 
 def _card(word: str, owner: str) -> str:
@@ -172,8 +195,8 @@ def _card(word: str, owner: str) -> str:
 def _value(text: str) -> Any:
     """A choice's value: JSON if it reads as JSON, ``[a,b]`` a list of words, else a word."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        return _loads(text)
+    except _NotJSON:
         pass
     if text.startswith("[") and text.endswith("]"):
         inner = text[1:-1].strip()
@@ -244,9 +267,15 @@ def _resolve(words: list[str], head: str) -> dict[str, Any]:
     return line
 
 
+_ROLL_NUMBER = re.compile(r"[0-9]{1,9}")
+"""A die's sides or result as the notation writes them: at most nine digits."""
+
+
 def _roll(player: str, tokens: list[str]) -> dict[str, Any]:
-    if len(tokens) != 2 or not re.fullmatch(r"d\d+", tokens[0]) or not tokens[1].isdigit():
-        raise NotationError("a roll is 'PLAYER roll dSIDES RESULT', e.g. 'alice roll d2 1'")
+    if len(tokens) != 2 or not tokens[0].startswith("d") or \
+            not _ROLL_NUMBER.fullmatch(tokens[0][1:]) or not _ROLL_NUMBER.fullmatch(tokens[1]):
+        raise NotationError("a roll is 'PLAYER roll dSIDES RESULT' (sides and result at most "
+                            "nine digits), e.g. 'alice roll d2 1'")
     return {"type": "roll", "player": player, "sides": int(tokens[0][1:]),
             "result": int(tokens[1])}
 

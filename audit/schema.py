@@ -8,13 +8,16 @@ docs/audit.md documents every column (a test checks that the two agree).
 from __future__ import annotations
 
 #: Bump when a table or column changes: an audit file of another version is rebuilt.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: Column names avoid SQL keywords: the log's ``at`` is ``played_at`` (``at`` is reserved
 #: in DuckDB), the event's ``table`` is ``table_no``.
 
 #: The state table: the last store notification taken in and what it was taken from.
 STATE_TABLE = "audit_state"
+#: What the audit took in of each record: its match, a digest of its stored rows and how
+#: many rows that covers (a record edited in the store afterwards no longer matches it).
+DIGEST_TABLE = "audit_digests"
 
 Column = tuple[str, str, str]
 """(name, DuckDB type, meaning)."""
@@ -205,7 +208,9 @@ ORDER: dict[str, str] = {
 
 def create_statements() -> list[str]:
     """``CREATE TABLE`` for every table of :data:`TABLES` and the state table."""
-    out = [f"CREATE TABLE IF NOT EXISTS {STATE_TABLE} (key VARCHAR PRIMARY KEY, value VARCHAR)"]
+    out = [f"CREATE TABLE IF NOT EXISTS {STATE_TABLE} (key VARCHAR PRIMARY KEY, value VARCHAR)",
+           f"CREATE TABLE IF NOT EXISTS {DIGEST_TABLE} (record_id VARCHAR PRIMARY KEY, "
+           "match_id VARCHAR, digest VARCHAR, lines BIGINT)"]
     for name, cols in TABLES.items():
         body = ", ".join(f'"{c}" {t}' for c, t, _ in cols)
         out.append(f"CREATE TABLE IF NOT EXISTS {name} ({body})")

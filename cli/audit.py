@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 import typer
 from coreflow_judge.cli import progress
 from coreflow_judge.cli.options import StoreOption
+from coreflow_judge.events.printable import bounded, escaped, json_escaped
 
 if TYPE_CHECKING:
-    import duckdb
     from coreflow_judge.audit.projection import AuditDB, Stream
 
 EXIT_OK, EXIT_NO, EXIT_INPUT = 0, 1, 2
@@ -48,6 +48,12 @@ TimeoutOpt = Annotated[
     typer.Option("--timeout", metavar="SECONDS", min=0,
                  help="Stop a query that runs longer than this (0: no limit)."),
 ]
+MemoryOpt = Annotated[
+    str | None,
+    typer.Option("--memory-limit", metavar="SIZE", help="The most memory DuckDB may use, "
+                 "e.g. 512MB, 2GB [default: $COREFLOW_AUDIT_MEMORY, else 1GB]; a query "
+                 "that needs more is stopped.", show_default=False),
+]
 AuditOpt = Annotated[
     Path | None,
     typer.Option("--audit", help="The audit DuckDB file [default: $COREFLOW_AUDIT, else "
@@ -57,14 +63,18 @@ AuditOpt = Annotated[
 
 def _say(message: str) -> None:
     progress.clear()
-    typer.echo(f"coreflow: {message}", err=True)
+    typer.echo(f"coreflow: {bounded(message)}", err=True)
 
 
 # ------------------------------------------------------------------ rendering
 
 
 def _cell(value: Any) -> str:
-    """One value as the table and CSV print it."""
+    """One value as the table and CSV print it: a string the log gave is escaped (a
+    newline, a terminal escape or a right-to-left override in a note is shown as an
+    escape, never carried out)."""
+    if isinstance(value, str):
+        return escaped(value)
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -163,7 +173,7 @@ def write_json(stream: Stream, out: TextIO) -> None:
         for row in batch:
             obj = {c: _json_value(v, t)
                    for c, v, t in zip(stream.columns, row, stream.types, strict=True)}
-            out.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+            out.write(json_escaped(json.dumps(obj, ensure_ascii=False, default=str)) + "\n")
 
 
 WRITE: dict[OutFormat, Callable[[Stream, TextIO], None]] = {
@@ -173,12 +183,13 @@ WRITE: dict[OutFormat, Callable[[Stream, TextIO], None]] = {
 }
 
 
-def run_to(con: duckdb.DuckDBPyConnection, sql: str, fmt: OutFormat, timeout: float | None,
+def run_to(auditdb: AuditDB, sql: str, fmt: OutFormat, timeout: float | None,
            out: TextIO) -> None:
-    """Run one query in the sandbox and write its rows to ``out`` as they come."""
-    from coreflow_judge.audit.projection import stream_query
+    """Run one query in the sandbox, in a process of its own (killed past its time or
+    memory limit), and write its rows to ``out`` as they come."""
+    from coreflow_judge.audit.projection import isolated_query
 
-    with stream_query(con, sql, timeout) as stream:
+    with isolated_query(auditdb.path, sql, timeout, auditdb.memory) as stream:
         WRITE[fmt](stream, out)
     out.flush()
 
@@ -186,19 +197,25 @@ def run_to(con: duckdb.DuckDBPyConnection, sql: str, fmt: OutFormat, timeout: fl
 # ------------------------------------------------------------------ commands
 
 
-def _open(store: str | None, audit: Path | None) -> AuditDB:
+def _open(store: str | None, audit: Path | None, memory_limit: str | None = None) -> AuditDB:
     """The audit database of the store, refreshed (a progress line on a terminal while
-    several matches are taken in); a missing SQLite store is an error."""
+    several matches are taken in); a missing SQLite store is an error. A record edited in
+    the store after the audit took it in is taken in again, and said so."""
     from coreflow_judge.audit.projection import AuditDB, AuditError
     from coreflow_judge.events.store import store_env
 
     db = store_env(store).get("SQLITE_DBNAME")
     if db is not None and db != ":memory:" and not Path(db).exists():
         raise AuditError(f"no event store at {db} (record a log first: coreflow record LOG)")
-    auditdb = AuditDB(audit, store)
+    auditdb = AuditDB(audit, store, memory_limit)
     with progress.progress("audit: refresh") as bar:
         stats = auditdb.refresh(progress=lambda done, total: bar.update(done, total)
                                 if total > 1 else None)
+    for match_id in stats.edited:
+        _say(f"audit: warning: the stored lines of match {match_id} changed after the audit "
+             "took them in (the store was edited outside coreflow): its rows are derived "
+             f"again from the store as it is now (coreflow verify {match_id} checks its "
+             "chain)")
     for match_id in stats.unjudged:
         _say(f"audit: match {match_id} could not be judged (see matches.judge_error)")
     return auditdb
@@ -238,27 +255,23 @@ def audit_command(
     store: StoreOption = None,
     audit: AuditOpt = None,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    memory_limit: MemoryOpt = None,
 ) -> None:
     """Run read-only SQL over the recorded matches (DuckDB; refreshed from the store first).
 
     Tables: matches, events, requests, passes, chance_moves, resolutions, triggers, stage,
     findings, boards (docs/audit.md). Queries run in a sandbox that cannot write any file,
-    each for at most --timeout seconds; rows are printed as they come.
+    each in a process of its own for at most --timeout seconds and --memory-limit of
+    memory; rows are printed as they come.
 
     \b
     Example: coreflow audit "SELECT code, count(*) FROM findings GROUP BY code ORDER BY 2 DESC"
     """
 
     def run() -> int:
-        from coreflow_judge.audit.projection import read_only
-
-        auditdb = _open(store, audit)
+        auditdb = _open(store, audit, memory_limit)
         if query is not None:
-            con = read_only(auditdb.path)
-            try:
-                run_to(con, query, fmt, timeout, sys.stdout)
-            finally:
-                con.close()
+            run_to(auditdb, query, fmt, timeout, sys.stdout)
             return EXIT_OK
         return _interactive(auditdb, fmt, sys.stdin, sys.stdout, timeout)
 
@@ -273,11 +286,10 @@ def _interactive(auditdb: AuditDB, fmt: OutFormat, stdin: TextIO, stdout: TextIO
     failing statement prints its one-line message and the prompt goes on; the exit
     status is 1 if any statement failed.
     """
-    from coreflow_judge.audit.projection import AuditError, read_only
+    from coreflow_judge.audit.projection import AuditError
     from coreflow_judge.audit.schema import TABLES
 
     tty = stdin.isatty()
-    con = read_only(auditdb.path)
     failed = False
     buffer: list[str] = []
 
@@ -289,39 +301,36 @@ def _interactive(auditdb: AuditDB, fmt: OutFormat, stdin: TextIO, stdout: TextIO
     def run(sql: str) -> None:
         nonlocal failed
         try:
-            run_to(con, sql, fmt, timeout, stdout)
+            run_to(auditdb, sql, fmt, timeout, stdout)
         except AuditError as exc:
             failed = True
             stdout.flush()
             _say(str(exc))
         stdout.flush()
 
-    try:
-        prompt()
-        for raw in stdin:
-            line = raw.strip()
-            if not buffer and line.startswith("."):
-                word, _, arg = line.partition(" ")
-                if word in (".quit", ".exit"):
-                    break
-                if word == ".tables":
-                    stdout.write("\n".join(TABLES) + "\n")
-                elif word == ".format" and arg.strip() in OutFormat.__members__:
-                    fmt = OutFormat(arg.strip())
-                else:
-                    _say(f"unknown command {line!r} (.tables, .format table|csv|json, .quit)")
-                prompt()
-                continue
-            if line:
-                buffer.append(raw.rstrip("\n"))
-            if buffer and line.endswith(";"):
-                run("\n".join(buffer))
-                buffer.clear()
+    prompt()
+    for raw in stdin:
+        line = raw.strip()
+        if not buffer and line.startswith("."):
+            word, _, arg = line.partition(" ")
+            if word in (".quit", ".exit"):
+                break
+            if word == ".tables":
+                stdout.write("\n".join(TABLES) + "\n")
+            elif word == ".format" and arg.strip() in OutFormat.__members__:
+                fmt = OutFormat(arg.strip())
+            else:
+                _say(f"unknown command {line!r} (.tables, .format table|csv|json, .quit)")
             prompt()
-        if buffer and "".join(buffer).strip():
+            continue
+        if line:
+            buffer.append(raw.rstrip("\n"))
+        if buffer and line.endswith(";"):
             run("\n".join(buffer))
-    finally:
-        con.close()
+            buffer.clear()
+        prompt()
+    if buffer and "".join(buffer).strip():
+        run("\n".join(buffer))
     if tty:
         stdout.write("\n")
     return EXIT_NO if failed else EXIT_OK
@@ -333,6 +342,7 @@ def export_command(
         show_default=False)],
     store: StoreOption = None,
     audit: AuditOpt = None,
+    memory_limit: MemoryOpt = None,
 ) -> None:
     """Export the audit tables (refreshed from the store first) as Parquet files.
 
@@ -343,7 +353,7 @@ def export_command(
     """
 
     def run() -> int:
-        auditdb = _open(store, audit)
+        auditdb = _open(store, audit, memory_limit)
         with progress.progress("export") as bar:
             written = auditdb.export_parquet(parquet, progress=bar.update)
         for path in written:

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from coreflow_judge.events.printable import bounded, escaped
 
 DEFAULT_DIR = Path("fixtures") / "rulings"
 """adjudicator.rulings.DEFAULT_DIR, named here so that the help does not import the judge
@@ -97,12 +98,12 @@ def check_command(
                 diff = check(case)
             except (OSError, ValueError, LogReadError) as exc:
                 unreadable += 1  # one broken fixture must not hide the others
-                typer.echo(f"coreflow: {exc}", err=True)
+                typer.echo(f"coreflow: {bounded(str(exc))}", err=True)
                 continue
             if diff is None:
                 continue
             changed += 1
-            typer.echo(diff + "\n")
+            typer.echo(escaped(diff, keep_newlines=True) + "\n")
             if do_update:
                 update(case)
                 typer.echo(f"re-froze {case.expected}\n")

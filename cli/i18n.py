@@ -207,6 +207,10 @@ TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
                            "back", "別の書き手がこの対戦に先に追記した。何も取り消していない"),
     "play.undo_too_many": ("fewer than {count} entries are left to take back",
                            "取り消せる入力が {count}件 より少ない"),
+    "play.undo_zero": ("undo N takes back the last N entries: N is 1 or more (undo 0 "
+                       "takes back nothing; nothing was recorded)",
+                       "undo N は最後の N件 を取り消す。N は 1 以上（undo 0 は何も取り消さ"
+                       "ない。何も記録していない）"),
     "play.undone": ("ok {seq}: {line} (the table goes on from before them)",
                     "ok {seq}: {line}（卓はそれより前から続く）"),
     "play.nothing_to_do": ("nothing to do", "今できることはない"),

@@ -34,6 +34,7 @@ from coreflow_judge.cli.options import (
     StoreOption,
     ViewOption,
 )
+from coreflow_judge.events.printable import bounded, escaped, json_escaped
 from typer.core import TyperCommand, TyperGroup
 
 if TYPE_CHECKING:  # imported by the commands that use them, when they run
@@ -226,8 +227,10 @@ class RecordRefused(CliError):
 
 
 def _say(message: str) -> None:
+    """One line on stderr: escaped, and held to a size when it echoes a long value (a
+    500 KB header field is shown by its start: :func:`~events.printable.bounded`)."""
     progress.clear()
-    typer.echo(f"coreflow: {message}", err=True)
+    typer.echo(f"coreflow: {bounded(message)}", err=True)
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -706,7 +709,7 @@ def judge(
             if fmt is Format.json:
                 data = report.as_dict() if view == JUDGE_VIEW else viewed_report_dict(
                     report, findings, view)
-                typer.echo(json.dumps(data | source, ensure_ascii=False))
+                typer.echo(json_escaped(json.dumps(data | source, ensure_ascii=False)))
             else:
                 if not first:
                     typer.echo("\n" + "=" * 72 + "\n")
@@ -912,7 +915,7 @@ def board(
 
         data = match_view(projector, view).board(at)
     if fmt is Format.json:
-        typer.echo(json.dumps(data | source, ensure_ascii=False, indent=2))
+        typer.echo(json_escaped(json.dumps(data | source, ensure_ascii=False, indent=2)))
     else:
         typer.echo(board_text(data, language))
 
@@ -958,11 +961,11 @@ def matches(
             and (not errors or r.errors or r.result_differs)]
     if fmt is Format.json:
         where = _store_name(store)
-        typer.echo(json.dumps([r.as_dict() | {"store": where} for r in rows],
-                              ensure_ascii=False, indent=2))
+        typer.echo(json_escaped(json.dumps([r.as_dict() | {"store": where} for r in rows],
+                                           ensure_ascii=False, indent=2)))
         return
     for line in summaries_text(rows):
-        typer.echo(line)
+        typer.echo(escaped(line))
     if not rows:
         filtered = game or player or tournament or round_ or errors
         typer.echo("no recorded match" + (" matches the filter" if filtered else ""))
@@ -1005,8 +1008,8 @@ def standings(
                   summaries=_summaries(store))
     if fmt is Format.json:
         where = _store_name(store)
-        typer.echo(json.dumps([e.as_dict() | {"store": where} for e in events],
-                              ensure_ascii=False, indent=2))
+        typer.echo(json_escaped(json.dumps([e.as_dict() | {"store": where} for e in events],
+                                           ensure_ascii=False, indent=2)))
         return
     if not events:
         typer.echo("no recorded match" + (" matches the filter" if tournament or round_
@@ -1015,7 +1018,7 @@ def standings(
     for n, event in enumerate(events):
         if n:
             typer.echo("")
-        typer.echo(_standings_text(event))
+        typer.echo(escaped(_standings_text(event), keep_newlines=True))
 
 
 def _standings_text(event: Any) -> str:
@@ -1062,14 +1065,14 @@ def log(
         from coreflow_judge.projections.view import log_jsonl, match_view
 
         lines = _recorded(match_id, store, file_too=False)
-        typer.echo(log_jsonl(match_view(lines, view).log()), nl=False)
+        typer.echo(json_escaped(log_jsonl(match_view(lines, view).log())), nl=False)
         return
     with _recorder(store, reading=True) as recorder:
         try:
             text = recorder.export_jsonl(match_id)
         except MatchNotFound:
             raise _not_recorded(match_id, store, recorder) from None
-    typer.echo(text, nl=False)
+    typer.echo(json_escaped(text), nl=False)
 
 
 @app.command()
@@ -1086,7 +1089,7 @@ def normalize(
     from coreflow_judge.adjudicator.judge import normalize_lines
 
     lines = _with_path(log, lambda: normalize_lines(_one_match(_valid_lines(log))))
-    typer.echo(_jsonl(lines), nl=False)
+    typer.echo(json_escaped(_jsonl(lines)), nl=False)
 
 
 @app.command()

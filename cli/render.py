@@ -2,6 +2,10 @@
 or Japanese (``lang``, :mod:`cli.i18n`).
 
 Rendering only: every value comes from the report or the board the library built.
+Each line is one line of text: whatever a value from a log holds that is not printable (a
+newline, a carriage return, a terminal escape, a right-to-left override) is written as an
+escape within its line (:func:`~events.printable.escaped`), so that nothing a log says can
+add a line, overwrite one, or turn one round.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from coreflow_judge.cli.i18n import (
     width,
 )
 from coreflow_judge.cli.rule_text import rule_statement
+from coreflow_judge.events.printable import escaped
 from coreflow_judge.projections.view import FACE_DOWN, CardNames, disclosure_of
 
 CardText = Callable[[str], str]
@@ -184,7 +189,12 @@ def report_text(report: Report, source: str, findings: Sequence[Finding] | None 
                     es="s" * (errors != 1), more=more, s="s" * (more == 1),
                     them="them" if errors > 1 else "it",
                     warnings=warnings, ws="s" * (warnings != 1)))
-    return "\n".join(out)
+    return _lines(out)
+
+
+def _lines(out: Sequence[str]) -> str:
+    """The printer's lines, each escaped as one line (see the module's docstring)."""
+    return "\n".join(escaped(line) for line in out)
 
 
 def grouped(findings: Sequence[Finding]) -> list[tuple[Finding, str]]:
@@ -477,4 +487,4 @@ def board_text(board: dict[str, Any], lang: str = "en") -> str:
     errors = sum(1 for f in findings if f["severity"] == "error")
     out.append(text(lang, "board.findings", count=len(findings), errors=errors,
                     es="s" * (errors != 1)))
-    return "\n".join(out)
+    return _lines(out)

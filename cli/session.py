@@ -8,6 +8,7 @@ object, per input line. The command is :mod:`cli.play`.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -21,13 +22,24 @@ from coreflow_judge.cli.i18n import HELP_JA, japanese_labels, speed_word
 from coreflow_judge.cli.i18n import text as say_text
 from coreflow_judge.cli.play import Output
 from coreflow_judge.events.evidence import StoredChain
-from coreflow_judge.events.models import LogLine, MatchStarted, TakenBack
+from coreflow_judge.events.models import MAX_LINE_BYTES, LogLine, MatchStarted, TakenBack
+from coreflow_judge.events.printable import bounded, escaped, json_escaped
 from coreflow_judge.events.store import (
+    AppendRejected,
     MatchAlreadyRecorded,
     MatchRecord,
     MatchRecorder,
     RecordConflict,
 )
+
+MOVED_ON = (RecordConflict, AppendRejected)
+"""What an append raises when the store holds lines the table has not seen (another
+writer appended first): nothing of ours was written; the table is read again."""
+UNDO_DIGITS = 9
+"""``undo N``: N has at most this many digits (a record holds fewer entries)."""
+FINISH_TRIES = 10
+"""How often the end of the input tries to store what the rules derive after the last
+entry while another writer keeps appending (each try reads the match again first)."""
 
 HELP = """\
 notation (docs/play.md has every game's examples):
@@ -53,7 +65,12 @@ class PlayError(Exception):
 
 class StoredMatch:
     """The record of the match being played, kept open: each accepted entry is one
-    append, all or nothing."""
+    append, all or nothing.
+
+    The table is built from :meth:`lines`, the very record this object appends to (one
+    read of the store): the table and the record it extends never disagree. Were they
+    two reads, another writer's lines stored between them would put the table ahead of
+    its record, and the next append would be refused as not continuing it."""
 
     def __init__(self, recorder: MatchRecorder, match_id: str) -> None:
         self.recorder = recorder
@@ -73,7 +90,8 @@ class StoredMatch:
             raise
 
     def lines(self) -> list[LogLine]:
-        return list(self.recorder.lines(self.match_id))
+        """The record's lines, as read when it was loaded (or reloaded)."""
+        return list(self.record.lines)
 
 
 # ------------------------------------------------------------------ answers
@@ -157,10 +175,15 @@ class Speaker:
         return _line_text(line, self.lang, self.action_name)
 
     def say(self, status: str, message: str, no: int | None = None, **data: Any) -> None:
+        """One answer. An answer to a line is one line, escaped and held to a size (it may
+        echo what was typed: :func:`~events.printable.bounded`); ``info`` (the board, the
+        help) is lines the session wrote, each escaped."""
+        message = escaped(message, keep_newlines=True) if status == "info" \
+            else bounded(message)
         if self.fmt is Output.json:
             obj: dict[str, Any] = {"input": no, "status": status, "message": message}
             obj.update(data)
-            self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+            self.out.write(json_escaped(json.dumps(obj, ensure_ascii=False)) + "\n")
         else:
             shown = say_text(self.lang, f"status.{status}") if status not in ("ok", "info") \
                 else ""
@@ -246,8 +269,16 @@ class Session:
         self._open(self.match.match_id)
 
     # -------------------------------------------------------------- lines
-    def take(self, no: int, text: str) -> bool:
+    def take(self, no: int, text: str | Unreadable) -> bool:
         """Answer one input line; False when the table stops (quit)."""
+        if isinstance(text, str):
+            text = _unreadable(text) or text
+        if isinstance(text, Unreadable):
+            if self.table is None:
+                raise PlayError(f"input line {no}: {text}")
+            self.trouble = True
+            self.speaker.say("unread", self.speaker.text("play.unread", error=text), no)
+            return True
         text = text.strip()
         if not text or text.startswith("#"):
             return True
@@ -294,7 +325,7 @@ class Session:
             return
         try:
             answer = table.enter(line)
-        except RecordConflict:
+        except MOVED_ON:
             self._reopen()
             self.trouble = True
             self.speaker.say("conflict", self.speaker.text("play.conflict"), no)
@@ -340,11 +371,20 @@ class Session:
         assert self.table is not None
         count, _, why = rest.partition(" ")
         entries = 1
-        if count.isdigit():
+        if count.isascii() and count.isdigit():
+            if len(count) > UNDO_DIGITS:  # no record has that many entries
+                self.trouble = True
+                self.speaker.say("refused", self.speaker.text(
+                    "play.undo_too_many", count=f"10^{UNDO_DIGITS}"), no)
+                return True
             entries, rest = int(count), why
+            if entries == 0:
+                self.trouble = True
+                self.speaker.say("refused", self.speaker.text("play.undo_zero"), no)
+                return True
         try:
             line = self.table.take_back(rest.strip() or None, entries)
-        except RecordConflict:
+        except MOVED_ON:
             self._reopen()
             self.trouble = True
             self.speaker.say("conflict", self.speaker.text("play.undo_conflict"), no)
@@ -369,7 +409,17 @@ class Session:
         (else this is a break); None if no match was opened."""
         if self.table is None or self.match is None:
             return None
-        self.table.finish()
+        for _try in range(FINISH_TRIES):
+            try:
+                self.table.finish()
+                break
+            except MOVED_ON:
+                # Another writer appended meanwhile: what the rules derive now follows its
+                # lines; read the match again and derive it from there.
+                self._reopen()
+        else:
+            print(f"{self.match.match_id}: another writer keeps appending; what the rules "
+                  "derive after the last line is left to it", file=sys.stderr)
         return self.recorder.verify_record(self.match.match_id), self.table.over
 
     # -------------------------------------------------------------- prompt
@@ -400,9 +450,40 @@ _NO_TABLE = TableView((), {}, ())
 """The reader's view before any match: a JSON line only."""
 
 
-def _input_lines(interactive: bool, prompt: Callable[[], str]) -> Iterator[tuple[int, str]]:
-    """(input line number, text) from stdin; a prompt on a terminal."""
+class Unreadable(str):
+    """Why an input line is not text the session can read (not UTF-8, too long)."""
+
+
+def _unreadable(text: str) -> Unreadable | None:
+    """Why a line read from a terminal is not text (None: it is): bytes that are not
+    UTF-8 reach it as lone surrogates (the terminal is read with ``surrogateescape``)."""
+    if text.isprintable() or text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return Unreadable(f"not UTF-8 (byte {exc.start + 1} of the line)")
+    return None
+
+
+def _decoded(raw: bytes) -> str | Unreadable:
+    """One piped input line as text, or why it is not."""
+    if len(raw) > MAX_LINE_BYTES:
+        return Unreadable(f"longer than {MAX_LINE_BYTES} bytes (the limit of a log line)")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Unreadable(f"not UTF-8: {exc.reason} at byte {exc.start + 1} of the line")
+
+
+def _input_lines(interactive: bool, prompt: Callable[[], str]
+                 ) -> Iterator[tuple[int, str | Unreadable]]:
+    """(input line number, text) from stdin; a prompt on a terminal. A line that is not
+    UTF-8, or longer than a log line may be, comes as :class:`Unreadable`: the session
+    answers it and goes on (a piped line is read at most a log line's length at a time)."""
     if interactive:
+        if isinstance(sys.stdin, io.TextIOWrapper):
+            sys.stdin.reconfigure(errors="surrogateescape")
         no = 0
         while True:
             no += 1
@@ -412,8 +493,10 @@ def _input_lines(interactive: bool, prompt: Callable[[], str]) -> Iterator[tuple
                 sys.stdout.write("\n")
                 return
     else:
-        for no, raw in enumerate(sys.stdin, start=1):
-            yield no, raw
+        from coreflow_judge.events.reader import bounded_lines
+
+        for no, raw in enumerate(bounded_lines(sys.stdin.buffer), start=1):
+            yield no, _decoded(raw)
 
 
 def _enable_completion(session: Session) -> None:

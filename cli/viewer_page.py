@@ -58,6 +58,7 @@ from coreflow_judge.cli.i18n import TEXTS, japanese_labels, text
 from coreflow_judge.cli.render import card_words, next_text, result_text, words_of
 from coreflow_judge.cli.rule_text import rule_statement
 from coreflow_judge.events.models import LogLine, MatchStarted
+from coreflow_judge.events.printable import escaped
 from coreflow_judge.events.reader import LineError
 from coreflow_judge.projections.board import BoardProjector, Item
 from coreflow_judge.projections.view import (
@@ -501,11 +502,24 @@ def _escape(text: str) -> str:
             .replace('"', "&quot;"))
 
 
+def _printable(value: Any) -> Any:
+    """The page's data with every string escaped where it is not printable (a note's
+    terminal escape or right-to-left override is shown as ``\\u202e``, never carried
+    out: :func:`~events.printable.escaped`; newlines stay, the page shows them as blanks)."""
+    if isinstance(value, str):
+        return escaped(value, keep_newlines=True)
+    if isinstance(value, list):
+        return [_printable(v) for v in value]
+    if isinstance(value, dict):
+        return {_printable(k): _printable(v) for k, v in value.items()}
+    return value
+
+
 def page(items: Sequence[tuple[int, Item]], viewer: str = JUDGE,
          source: dict[str, str] | None = None, lang: str = "en") -> Page:
     """The viewer page of a match, in ``lang`` (``en`` or ``ja``): one HTML document with
     its data, style and script."""
-    data = match_data(items, viewer, source, lang)
+    data = _printable(match_data(items, viewer, source, lang))
     title = f"{data['match']['match_id']} · {LABELS[lang]['title']}"
     fill = {"lang": lang, "title": _escape(title), "style": _asset("viewer.css"),
             "data": _script_json(data), "script": _asset("viewer.js")}

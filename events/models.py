@@ -12,8 +12,10 @@ vendor-extension object, so that a typo never passes silently.
 from __future__ import annotations
 
 import math
+import unicodedata
 from typing import Annotated, Any, Literal
 
+from coreflow_judge.events.printable import LABEL_PATTERN, NAME_PATTERN, same_to_the_eye
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -74,16 +76,22 @@ def _free_form(value: Any) -> Any:
 FreeForm = AfterValidator(_free_form)
 """Checks a free-form field (see :func:`_check_free_form`)."""
 
-Name = Annotated[str, Field(max_length=MAX_ID)]
+Name = Annotated[str, Field(max_length=MAX_ID, pattern=NAME_PATTERN)]
+"""An id or name the log gives (an action, a card, a source, the rules...): printable,
+no blank (:mod:`events.printable`)."""
+Label = Annotated[str, Field(max_length=MAX_ID, pattern=LABEL_PATTERN)]
+"""A label a person reads (the rules and format as the header names them, the event's
+tournament, a time): printable, blanks allowed."""
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
-PlayerId = Annotated[str, Field(min_length=1, max_length=MAX_ID)]
-RequestId = Annotated[str, Field(min_length=1, max_length=MAX_ID)]
+"""Free text (a note, a reason): anything; printed escaped (:func:`events.printable.escaped`)."""
+PlayerId = Annotated[str, Field(min_length=1, max_length=MAX_ID, pattern=NAME_PATTERN)]
+RequestId = Annotated[str, Field(min_length=1, max_length=MAX_ID, pattern=NAME_PATTERN)]
 Cards = Annotated[list[Name], Field(max_length=MAX_DECK_SIZE)]
 Count = Annotated[int, Field(strict=True)]
 """A whole number written as a JSON number: ``"4"`` or ``4.0`` is a type error, not a 4."""
 SYSTEM_PLAYER = "system"
 """The chance holder that is the rule system (``chance_moved.to``): no player's id."""
-CardRef = Annotated[str, Field(min_length=1, max_length=64)]
+CardRef = Annotated[str, Field(min_length=1, max_length=64, pattern=NAME_PATTERN)]
 """``<owner>:<card>``, e.g. ``bob:H7``; ``bob:?`` for a face the log does not know."""
 
 
@@ -93,7 +101,7 @@ class _Line(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     seq: Count = Field(ge=1)
-    at: Name | None = None
+    at: Label | None = None
     note: Text | None = None
     hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     x: Annotated[dict[str, Any], FreeForm] | None = None
@@ -102,9 +110,9 @@ class _Line(BaseModel):
 class EventInfo(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    tournament: Name | None = None
-    round: int | Name | None = None
-    table: int | Name | None = None
+    tournament: Label | None = None
+    round: int | Label | None = None
+    table: int | Label | None = None
 
 
 class MatchStarted(_Line):
@@ -112,13 +120,13 @@ class MatchStarted(_Line):
 
     type: Literal["match_started"] = "match_started"
     match_id: str = Field(pattern=r"^[A-Za-z0-9._-]{1,128}$")
-    game: Name
+    game: Label
     """The id a game is registered under (:mod:`adjudicator.plugins`); the registry, not
     this model, knows which games there are."""
-    rules: Name
-    format: Name
-    regulation: Name | None = None
-    frame: Name | None = None
+    rules: Label
+    format: Label
+    regulation: Label | None = None
+    frame: Label | None = None
     """BlackPoker 9.0: the regulation's frame (``entry16``, ``pack``, ``rare_pack``,
     ``strategy``, ``extra``); absent, no frame. A game reads it or refuses it."""
     players: list[PlayerId] = Field(min_length=2, max_length=MAX_PLAYERS)
@@ -145,13 +153,20 @@ class MatchStarted(_Line):
     @field_validator("players")
     @classmethod
     def _distinct_players(cls, players: list[str]) -> list[str]:
-        seen: set[str] = set()
+        seen: list[str] = []
         for player in players:
             if player == SYSTEM_PLAYER:
                 raise ValueError(f"{SYSTEM_PLAYER!r} names the rule system, not a player")
+            if not player.isascii() and not unicodedata.is_normalized("NFC", player):
+                raise ValueError(f"player {player!r} is not in Unicode's composed form "
+                                 "(NFC)")
             if player in seen:
                 raise ValueError(f"player {player!r} is listed twice")
-            seen.add(player)
+            twin = next((p for p in seen if same_to_the_eye(p, player)), None)
+            if twin is not None:
+                raise ValueError(f"players {twin!r} and {player!r} read as one (the same "
+                                 "letters but for case or width)")
+            seen.append(player)
         return players
 
 

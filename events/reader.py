@@ -11,6 +11,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from coreflow_judge.events.models import LINE_ADAPTER, MAX_LINE_BYTES, FreeFormError, LogLine
+from coreflow_judge.events.printable import (
+    LABEL_PATTERN,
+    NAME_PATTERN,
+    NAME_RULE,
+    escaped,
+    name_problem,
+)
 from pydantic import ValidationError
 
 ZERO_HASH = "0" * 64
@@ -34,13 +41,19 @@ class LogReadError(Exception):
 
 
 def _field_of(err: Mapping[str, Any]) -> str:
-    loc = [str(p) for p in err.get("loc", ())]
+    loc = [_part(p) for p in err.get("loc", ())]
     # The discriminated union puts the type tag first in the location; drop it.
     if len(loc) >= 1 and loc[0] in _TYPE_TAGS:
         loc = loc[1:]
     # A field that is a union (``cards``: object or list) adds the member's name.
     loc = [p for p in loc if p not in _UNION_MEMBERS]
     return ".".join(loc) if loc else "type"
+
+
+def _part(part: object, limit: int = 40) -> str:
+    """One step of a field's path (a key the log wrote may be anything): escaped, cut."""
+    text = escaped(str(part))
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 _TYPE_TAGS = {
@@ -59,13 +72,14 @@ _PLAIN = {
     "list_type": "must be a list",
     "dict_type": "must be an object",
     "bool_type": "must be true or false",
+    "extra_forbidden": "unknown field (vendor extensions belong under 'x')",
 }
 
 
 def _shown(value: Any, limit: int = 40) -> str:
     """A short JSON rendering of the offending value."""
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        text = escaped(json.dumps(value, ensure_ascii=False))
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= limit else text[:limit - 3] + "..."
@@ -91,6 +105,10 @@ def _plain_message(err: Mapping[str, Any]) -> str:
         msg = f"must have at least {ctx.get('min_length')} items"
     elif kind == "string_pattern_mismatch" and "A-Za-z0-9" in str(ctx.get("pattern")):
         msg = "must be 1-128 letters, digits, '.', '_' or '-'"
+    elif kind == "string_pattern_mismatch" and ctx.get("pattern") == NAME_PATTERN:
+        msg = name_problem(str(err.get("input", ""))) or f"must be {NAME_RULE}"
+    elif kind == "string_pattern_mismatch" and ctx.get("pattern") == LABEL_PATTERN:
+        msg = "must be printable text (no control or invisible character)"
     msg = msg.removeprefix("Value error, ")
     if kind != "missing" and "input" in err and kind != "extra_forbidden":
         msg += f" (got {_shown(err['input'])})"

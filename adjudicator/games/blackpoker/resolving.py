@@ -715,6 +715,8 @@ class Resolving:
         if not self.req.targets:
             return  # no target named: reported when requested (legality.target-invalid)
         player = self.req.targets[0]
+        if player not in self.r.boards:
+            return  # no player of the match: reported when requested (log.unknown-ref)
         if isinstance(step.get("amount"), int):  # R・S・F: a fixed amount
             self._damage(player, step["amount"])
             return
