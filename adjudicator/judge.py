@@ -16,7 +16,7 @@ from typing import Any
 from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.flow import CoreFlow
 from coreflow_judge.adjudicator.game import GameRules, UnsupportedRules
-from coreflow_judge.adjudicator.next_step import NextStep, next_step
+from coreflow_judge.adjudicator.next_step import NextStep, next_step, not_weighing
 from coreflow_judge.adjudicator.plugins import game_plugin
 from coreflow_judge.events.models import LogLine, MatchStarted, Resolve, TakenBack
 from coreflow_judge.events.reader import LineError, read_log
@@ -351,19 +351,21 @@ def attach_next(pairs: Pairs, skipped: set[int], repairs: dict[int, str], run: R
         if i in repairs:
             before, start = next_step(flow), len(flow.findings)
             repair_at(flow, pairs, i, repairs)
-            _mark(flow.findings[start:], before, item.seq)
+            _mark(flow.findings[start:], before, item)
         before = next_step(flow)
-        _mark(flow.feed(item), before, item.seq)
+        _mark(flow.feed(item), before, item)
     if sum(1 for f in flow.findings if f.severity == "error") != run.errors:
         return run.flow
     return flow
 
 
-def _mark(raised: list[Finding], step: NextStep, seq: int) -> None:
-    """Set ``step`` on the errors in ``raised`` that are about line ``seq``."""
+def _mark(raised: list[Finding], step: NextStep, line: LogLine) -> None:
+    """Set ``step`` on the errors in ``raised`` that are about ``line``; where ``step``
+    offers the very request the line made, it says that it does not weigh the rule the
+    finding rests on (:func:`~adjudicator.next_step.not_weighing`)."""
     for f in raised:
-        if f.severity == "error" and f.seq == seq and f.next is None:
-            f.next = step
+        if f.severity == "error" and f.seq == line.seq and f.next is None:
+            f.next = not_weighing(step, line, f.code)
 
 
 def _judge(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:

@@ -516,9 +516,10 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
     def size_computation(self, ch: Character) -> Computation | None:
         """The size as the rules compute it, step by step (None: no size, or unseen)."""
         printed = self.printed_size(ch)
-        if printed is None:
+        reach = self.abilities_on(ch)
+        if printed is None or any(a.unknown for a in reach):
             return None
-        return compute(printed, self.abilities_on(ch))
+        return compute(printed, reach)
 
     def size(self, ch: Character) -> int | None:
         """Printed value, then abilities: all, your, this; oldest first in a scope."""
@@ -534,10 +535,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         """The precedence mistake that gives ``recorded`` as ``ch``'s size, if one does:
         (finding code, message with both computations)."""
         printed = self.printed_size(ch)
-        if printed is None:
+        reach = self.abilities_on(ch)
+        ended = [a for a in self.abilities_on(ch, pool=self.ended) if not a.unknown]
+        if printed is None or any(a.unknown for a in reach):
             return None
-        found = explain(printed, self.abilities_on(ch),
-                        self.abilities_on(ch, pool=self.ended), recorded, what)
+        found = explain(printed, reach, ended, recorded, what)
         return None if found is None else (found.code, found.message)
 
     def grant(self, ability: Ability) -> None:
@@ -646,8 +648,8 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         board = self.boards.get(line.player)
         if key.get("from") == "rare" and board is not None and not board.rare:
             return False  # its key card is a rare card, and none is left (a public count)
-        return not (self.grant_findings(flow, line, action)
-                    or self.condition_findings(flow, line, action))
+        return not any(f.severity == "error" for f in (
+            self.grant_findings(flow, line, action) + self.condition_findings(flow, line, action)))
 
     def request_findings(self, flow: CoreFlow, line: Request, action: ActionDef) -> list[Finding]:
         """Key cards (★), costs ($), targets and request-time choices; never mutates."""
@@ -801,18 +803,25 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 f"{action.name} takes exactly one target.", expected=1,
                 actual=len(line.targets))
         else:
+            unseen: list[str] = []
             why = self._target_problem(flow, tspec, line.targets[0], player, keys, line.request,
-                                       action.id)
+                                       action.id, unseen)
             if why:
                 code = "log.unknown-ref" if why.startswith("no ") else "legality.target-invalid"
                 rep(code, "bp4.3.2.1", f"Target {line.targets[0]}: {why}.",
                     actual=line.targets[0])
+            elif unseen:
+                rep("log.hidden-info", "bp4.3.2.1", f"Target {line.targets[0]}: "
+                    f"{'; '.join(unseen)} cannot be checked.", severity="warning")
         # Request-time choices.
         if "card" in (a.get("choices") or []):
             card_ref = (line.choices or {}).get("card")
             if card_ref is None:
-                rep("log.choice-missing", "bp6.2", f"{action.name}: the hand card is not "
-                    "recorded.", severity="warning")
+                # A hand known to be empty holds no card to choose: nothing could be
+                # recorded, and the action does what it can (nothing).
+                if not self._hand_empty(board, discards):
+                    rep("log.choice-missing", "bp6.2", f"{action.name}: the hand card is not "
+                        "recorded.", severity="warning")
             else:
                 parts = split_ref(str(card_ref))
                 if parts is None or parts[0] != player:
@@ -862,6 +871,13 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         if card in b.graveyard:
             return f"in {player}'s graveyard"
         return None
+
+    @staticmethod
+    def _hand_empty(board: PlayerBoard, taken: Mapping[str, int]) -> bool:
+        """The hand is known to hold no card once the request's key cards and discarded
+        cards (``taken``: card -> how many) have left it."""
+        count = board.hand_count
+        return count is not None and count <= sum(taken.values())
 
     def _hand_has(self, board: PlayerBoard, card: str, times: int) -> bool:
         if card == UNKNOWN:
@@ -916,7 +932,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
     def _target_problem(
         self, flow: CoreFlow, spec: dict[str, Any], target: str, player: str,
         keys: list[str], own_id: str | None, action_id: str | None = None,
+        hidden: list[str] | None = None,
     ) -> str | None:
+        """Why ``target`` cannot be the target (None: it can). A condition that faces the
+        log does not show decide is met (never a guessed error); ``hidden`` collects what
+        could not be checked."""
         kind = spec["kind"]
         if kind == "player":
             if target not in flow.players:
@@ -966,7 +986,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         if contains is not None and not any(
                 (c := parse_card(card)) is not None and self._fits(c, contains)
                 for card in ch.cards):
-            return f"it holds no card of {self._pattern_text([contains])}"
+            if UNKNOWN not in ch.cards:
+                return f"it holds no card of {self._pattern_text([contains])}"
+            if hidden is not None:
+                hidden.append(f"whether {target} holds a card of "
+                              f"{self._pattern_text([contains])} (a face not shown)")
         ckind = cspec["kind"]
         if kind == "soldier" and ckind != "soldier":
             return "not a soldier"
@@ -978,7 +1002,14 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             key = parse_card(keys[0])
             suits = {parse_card(c).suit for c in ch.cards if parse_card(c)}  # type: ignore[union-attr]
             if key is not None and key.suit is not None and key.suit not in suits:
-                return "not of the key card's suit"
+                if UNKNOWN not in ch.cards:
+                    return "not of the key card's suit"
+                if hidden is not None:
+                    hidden.append(f"whether {target} is of the key card's suit (a face not "
+                                  "shown)")
+            elif key is not None and not key.known and hidden is not None:
+                hidden.append("whether the target is of the key card's suit (the key "
+                              "card's face is not shown)")
         return None
 
     def fizzles(self, flow: CoreFlow, req: Req) -> bool:

@@ -720,18 +720,21 @@ class _Resolving:
                     return i
         return 0
 
-    def _targets(self) -> list[str]:
+    def _targets(self) -> list[str] | None:
+        """The cards chosen as targets: ``choices.targets`` ([] : none chosen), else the
+        request's targets; None where the log records none of them (not recorded)."""
         chosen = self.choices.get("targets")
         if isinstance(chosen, list):
             return [str(t) for t in chosen]
-        return list(self.req.targets)
+        return list(self.req.targets) or None
 
     def _plan_steps(self, card: CardState, steps: tuple[dict[str, Any], ...]
                     ) -> list[PlanStep]:
         """Each step of the ability, one after the other (a step sees the values the
         steps before it left)."""
         me = self.req.controller
-        targets = self._targets()
+        recorded = self._targets()
+        targets = list(recorded or [])
         scratch = _Scratch()
         out: list[PlanStep] = []
         tspecs = self.r.data["targets"]
@@ -740,9 +743,20 @@ class _Resolving:
             spec = tspecs[tname]
             if spec["chosen"]:
                 if not targets:
-                    self.rep("log.choice-missing", R_ABILITY if card.normal else R_MAGIC,
-                             f"The target of {card.ref}'s '{st['do']}' is not recorded.",
-                             severity="warning")
+                    # Nothing to record where no card may be targeted; none chosen where
+                    # one may is a choice the ability does not allow.
+                    could = [c.ref for p in self.r.decks for c in self.r.camp(p)
+                             if may_target(c, spec["side"], me)]
+                    if could and recorded is None:
+                        self.rep("log.choice-missing", R_ABILITY if card.normal else R_MAGIC,
+                                 f"The target of {card.ref}'s '{st['do']}' is not recorded.",
+                                 severity="warning")
+                    elif could:
+                        self.rep("legality.choice-invalid",
+                                 R_ABILITY if card.normal else R_MAGIC,
+                                 f"{card.ref}'s '{st['do']}' targets a card ({tname}); the "
+                                 f"log chose none, while {', '.join(could)} could be chosen.",
+                                 expected=could, actual=[])
                     continue
                 ref = targets.pop(0)
                 hit = self.r.cards.get(ref)
