@@ -1199,9 +1199,15 @@ class CoreFlow:
         """[6-1]: a trigger line the rules did not derive: reported, and it still happened."""
         action = self.rules.action(line.action)
         name = f"{action.name} ({line.request})" if action is not None else repr(line.action)
-        self.report("order.trigger-spurious", "core[6-1]",
-                    f"The log triggers {name}, but no trigger condition of it held here.",
-                    actual=line.action)
+        unseen = self.rules.trigger_unseen(self, line) if action is not None else None
+        if unseen is not None:  # unknown is not wrong: a warning, and it happened
+            self.report("log.hidden-info", "core[6-1]",
+                        f"The log triggers {name}; whether its condition held cannot be "
+                        f"checked: {unseen}.", severity="warning", actual=line.action)
+        else:
+            self.report("order.trigger-spurious", "core[6-1]",
+                        f"The log triggers {name}, but no trigger condition of it held here.",
+                        actual=line.action)
         if action is None or self.ledger.claim(line.request) is not None:
             return
         req = Req(id=line.request, action=action,

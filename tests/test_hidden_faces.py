@@ -11,14 +11,17 @@ faces: its decks are in the header.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.games.blackpoker.board import Character, Trump
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
-from coreflow_judge.adjudicator.judge import start_flow
+from coreflow_judge.adjudicator.judge import judge_lines, start_flow
 from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Resolve
+from coreflow_judge.events.reader import iter_lines
 
 HIDDEN = ("log.hidden-info", "warning")
 
@@ -307,3 +310,36 @@ def test_an_order_naming_a_card_the_log_never_showed_is_a_warning() -> None:
                               "position": "top"}])
     assert ("legality.choice-invalid", "error") not in found
     assert HIDDEN in found
+
+
+# ---------------------------------------------------------------------- triggers and haste
+def test_a_trigger_an_unseen_card_may_have_caused_is_a_warning() -> None:
+    """A face-down bulwark gone to the graveyard unrevealed may have been a J: the
+    世代交代 the log records is a warning, where the judge said order.trigger-spurious
+    (fixture hidden-bulwark-may-trigger-next-generation-9.0). One unseen card excuses one
+    trigger: a second is spurious."""
+    from coreflow_judge.adjudicator.judge import judge_file
+
+    path = (Path(__file__).resolve().parent.parent / "fixtures" / "rulings" / "lite"
+            / "hidden-bulwark-may-trigger-next-generation-9.0.jsonl")
+    found = [(f.seq, f.code) for f in judge_file(path).findings]
+    assert (13, "log.hidden-info") in found
+    assert all(code != "order.trigger-spurious" for _, code in found)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    again = json.dumps({"seq": 15, "type": "trigger", "request": "t10",
+                        "action": "next_generation", "source": "bob:?",
+                        "controller": "bob"})
+    report = judge_lines(iter_lines([*lines, again]))
+    assert (15, "order.trigger-spurious") in [(f.seq, f.code) for f in report.findings]
+
+
+def test_an_attacker_entered_this_turn_with_an_unseen_card_may_be_an_ace() -> None:
+    """A soldier of an unseen card entered this turn may be an ace (haste): designating
+    it an attacker is a warning, not legality.choice-invalid; a seen common soldier is."""
+    flow = table("9.0", "lite")
+    unseen = soldier(flow, "alice", ["?"])
+    seen = soldier(flow, "alice", ["S7"])
+    unseen.entered = seen.entered = [flow.turn]
+    assert resolve(flow, "attack", choices={"attackers": [unseen.ref]}) == [HIDDEN]
+    assert resolve(flow, "attack", choices={"attackers": [seen.ref]}) == [
+        ("legality.choice-invalid", "error")]

@@ -426,7 +426,14 @@ class Resolving:
                 why = "is in drive state" if ch.state != "charge" else (
                     "cannot attack (a bulwark)" if ch.kind == "bulwark" else
                     "entered the field this turn and is in preparation: it cannot attack yet")
-                self.rep("legality.choice-invalid", "bp6.2", f"{ref} {why}.", actual=ref)
+                if ch.state == "charge" and ch.kind != "bulwark" and UNKNOWN in ch.cards:
+                    # A card the log does not show may be an ace (haste).
+                    self.hidden(f"{ref} entered the field this turn and holds a card whose "
+                                "face the log does not show: whether it has haste (an ace) "
+                                "cannot be checked.")
+                else:
+                    self.rep("legality.choice-invalid", "bp6.2", f"{ref} {why}.",
+                             actual=ref)
             ch.state = "drive"
             valid.append(ch.ref)
             self.emit(op="drive", character=ch.ref)

@@ -75,7 +75,7 @@ from coreflow_judge.events.models import Preset, Resolve
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
-    from coreflow_judge.events.models import GameStarted, MatchStarted, Request
+    from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Trigger
 
 EDITIONS = ("6.1", "9.0")
 SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -201,6 +201,10 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         self.abilities: list[Ability] = []
         """Abilities granted by effects and still in force (Up, Down, Force, ...)."""
         self.ended: list[Ability] = []
+        self.unseen_left: list[tuple[str, str, str]] = []
+        """Cards whose face the log never showed that moved from the field to the
+        graveyard since the last request: (the action they may have triggered, its owner,
+        the character) (:meth:`trigger_unseen`)."""
         """Abilities that were in force this turn and ended (for precedence findings: a
         table that still applies one). Cleared when the next turn starts."""
         self.clock = 0
@@ -638,12 +642,16 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
 
     # ------------------------------------------------------------------ requesting
     def table_allows(self, flow: CoreFlow, line: Request, action: ActionDef) -> bool:
-        """A face-up trump grants the action (the extra trumps), its condition on the
-        table holds (the frames' pack not opened, life at most 9) and, for a key card taken
-        from the rare card zone, one is left there: the parts of :meth:`request_findings`
-        that need no key card, cost or target, and read only what every player sees."""
+        """A face-up trump grants the action (the extra trumps), it is not one its requester
+        may make only off their own turn (クイック召喚), its condition on the table holds
+        (the frames' pack not opened, life at most 9) and, for a key card taken from the
+        rare card zone, one is left there: the parts of :meth:`request_findings` that need
+        no key card, cost or target, and read only what every player sees."""
         if action.data.get("originated"):
             return True  # started by a soldier the request names: not known before it
+        if (action.data.get("flags") or {}).get("only_when_not_turn_player") and \
+                line.player == flow.turn_player:
+            return False  # クイック召喚: never on one's own turn
         key = action.data.get("key") or {}
         board = self.boards.get(line.player)
         if key.get("from") == "rare" and board is not None and not board.rare:
@@ -1041,6 +1049,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
 
     def pay_costs(self, flow: CoreFlow, req: Req, line: Request) -> list[TriggerSpec]:
         """Pay $B/$L/$D/$S and take the key cards from hand onto the stage."""
+        self.unseen_left.clear()  # a new request: what left before it excuses nothing
         player = line.player
         board = self.boards[player]
         if (req.action.data.get("target") or {}).get("kind") not in (None, "player",
@@ -1127,6 +1136,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         twin.boards = {p: b.copy() for p, b in self.boards.items()}
         twin.abilities = list(self.abilities)
         twin.ended = list(self.ended)
+        twin.unseen_left = []
         twin._notes = []
         return twin
 
@@ -1143,9 +1153,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             if to == "graveyard":
                 board.graveyard.append(card)
                 rank = number(card)
-                if on_graveyard and rank is not None and rank in self.ng_ranks and \
-                        self.data["characters"][ch.kind]["next_generation"]:
-                    triggers.append(TriggerSpec(on_graveyard, ch.ref, ch.owner))
+                if on_graveyard and self.data["characters"][ch.kind]["next_generation"]:
+                    if rank is not None and rank in self.ng_ranks:
+                        triggers.append(TriggerSpec(on_graveyard, ch.ref, ch.owner))
+                    elif card == UNKNOWN:  # it may have been one: trigger_unseen
+                        self.unseen_left.append((on_graveyard, ch.owner, ch.ref))
             elif to == "hand":
                 board.add_to_hand(card)
         if to == "graveyard":  # 9.0 リアニメーター再生 and the like (docs/decisions.md XC3)
@@ -1163,6 +1175,17 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
     def win_check(self, flow: CoreFlow) -> GameResult | None:
         """A player whose deck (life) has 0 cards loses; both at 0 by edition policy."""
         return deck_out(flow, self.boards, self.pol["both_empty"])
+
+    def trigger_unseen(self, flow: CoreFlow, line: Trigger) -> str | None:
+        """世代交代 recorded where a card the log never showed left the field for the
+        graveyard (a face-down bulwark destroyed unrevealed): it may have been a Joker, A,
+        J, Q or K. Each such card excuses one such trigger of its owner."""
+        for i, (action, owner, ref) in enumerate(self.unseen_left):
+            if action == line.action and line.controller in (None, owner):
+                del self.unseen_left[i]
+                return (f"a card of {ref} whose face the log does not show went to the "
+                        "graveyard, and it may be one that triggers it")
+        return None
 
     def hand_turn_over(self, flow: CoreFlow, player: str) -> list[Req] | None:
         """A BlackPoker turn starts with the requests End triggered for the turn player

@@ -208,7 +208,7 @@ class ExtraSteps(Resolving):
             return
         owner, trump = found
         key = card_of(self.req.key_cards[0])
-        if trump.face_up and trump.card != key and UNKNOWN in (trump.card, key):
+        if trump.face_up and UNKNOWN in (trump.card, key):
             self.hidden("切札破壊: the trump's or the key card's face is not shown: whether "
                         "they are the same card cannot be checked.")
             if not any(e.get("op") == "move" and e.get("from") == "trump" for e in self.claims):
