@@ -2,7 +2,8 @@
 
 Read by the dead-code step of .ci/run (vulture ... vulture_whitelist.py). Each entry says
 who uses the name. The games' rules modules dispatch ``step_*`` (a resolution's steps)
-and ``do_*`` (an action's handler) by name; .ci/run passes those two patterns with
+and ``do_*`` (an action's handler; in the as_played modules, with ``undo_*``, a claimed
+effect carried out or taken back) by name; .ci/run passes those patterns with
 ``--ignore-names`` instead of listing every step here.
 """
 
@@ -57,3 +58,5 @@ _.cmd_legal
 _.cmd_actions
 _.cmd_board
 _.cmd_exit
+# pytest fixtures asked for by name (``usefixtures``), not called.
+_simulator_defects

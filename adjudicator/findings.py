@@ -200,6 +200,13 @@ def _rebuild(f: Finding) -> None:
         f.parts = ()
 
 
+def breaks(findings: list[Finding]) -> int:
+    """How many rule breaks the error findings say: a finding that stands for several of
+    one code at one line (:func:`merge`) counts each. What the judge's repair planner
+    weighs: merging findings for the report changes no ruling."""
+    return sum(len(f.parts) or 1 for f in findings if f.severity == "error")
+
+
 def withdraw_part(f: Finding, part: Finding) -> None:
     """``part`` of a merged finding ``f`` is no longer true: ``f`` says only the rest."""
     f.parts = tuple(p for p in f.parts if p is not part)

@@ -350,6 +350,12 @@ class CoreFlow:
             to_turn_player = isinstance(line, ChanceMoved) and line.to == self.turn_player
             if not to_turn_player and (action is None or action.timing != "main"):
                 return False
+            if action is not None and isinstance(line, Request) and \
+                    line.player == self.turn_player and self._stage_is_only_unplayed_triggers():
+                # [6-10-5]: triggered requests the rules staged and nobody played, under
+                # the turn player's main-timing request, were missed (a Block nobody
+                # declared, then End): the line's own order.trigger-missed says so.
+                return False
             left = list(self.stage)
             for req in left:
                 self.stage.remove(req)
@@ -748,6 +754,15 @@ class CoreFlow:
     def _missed_trigger(self, req: Req, rule: str, why: str) -> None:
         """A triggered request the table never resolved: dropped, and reported once."""
         req.status = "dropped"
+        if req.provisional and not self.rules.policy.resolve_late_triggers:
+            # No line of the log named it, and the table never numbered it: the judge's
+            # made-up id may be the name the table gives its next triggered request.
+            what = (f"{req.action.name} of {req.controller}"
+                    + (f", triggered by {req.source}," if req.source else ""))
+            self.report("order.trigger-missed", rule,
+                        f"The triggered request {what} was never resolved; {why}.",
+                        expected=f"resolve {req.action.name} of {req.controller}")
+            return
         self.report("order.trigger-missed", rule,
                     f"The triggered request {req.id} ({req.action.name}) was never resolved; "
                     f"{why}.", expected=f"resolve {req.id}")
@@ -914,7 +929,7 @@ class CoreFlow:
         only provisional one waiting). Failing that, a provisional id is taken at its word
         (a complete log written with the judge's own ids, as the simulators write)."""
         req = self.requests.get(rid)
-        if req is not None:
+        if req is not None and not self._made_up_name_of_gone(req):
             return req
         candidates = [r for r in self.trigger_class() if r.provisional] or [
             r for r in self.stage if r.provisional
@@ -922,7 +937,17 @@ class CoreFlow:
         if len(candidates) == 1:
             self.ledger.bind(candidates[0], rid)
             return candidates[0]
-        return None
+        return req
+
+    def _made_up_name_of_gone(self, req: Req) -> bool:
+        """Whether ``req`` holds a name the judge made up (no line of the log ever named
+        it) and is no longer waiting to resolve: a table that never played a triggered
+        request never numbered it either, so the log's next ``tN`` may mean the request
+        that waits now. Not where the game lets a dropped request resolve late (policy
+        ``resolve_late_triggers``): there the name may mean the late one."""
+        return req.provisional and req.triggered and req.status in (
+            "resolved", "fizzled", "negated", "discarded", "dropped") and not (
+            req.status == "dropped" and self.rules.policy.resolve_late_triggers)
 
     def _on_resolve(self, line: Resolve) -> None:
         """[8] an instant request resolves; [15] the top of the stage resolves once every
@@ -1041,6 +1066,25 @@ class CoreFlow:
         self.once_used.clear()
         self.turn_untouched = True
         self.ledger.derive(TurnStarted, dict(player=player, turn=self.turn))
+
+    def turn_taken_by(self, player: str) -> None:
+        """The turn a resolution has just started is ``player``'s, as its recorded effects
+        say (the table handed the turn to another player than the rules): what the rules
+        derived for its start and the log has not written yet (the turn start, a chance
+        move) becomes that player's. The game follows the table as played (the
+        resolution's own finding says what the rules wanted)."""
+        rightful = self.turn_player
+        if player not in self.players or player == rightful or not self.turn_untouched:
+            return
+        self.turn_player = player
+        if self.chance == rightful:
+            self.chance = player
+        for d in self.ledger.expected:
+            f = d.fields
+            if d.model is TurnStarted and f["player"] == rightful:
+                f["player"] = player
+            elif d.model is ChanceMoved and f["to"] == rightful:
+                f["to"] = player
 
     # ------------------------------------------------------------------ [9] the game end
     def _on_game_ended(self, line: GameEnded) -> None:

@@ -205,6 +205,11 @@ class GameRules(Protocol[FlowT, ReqT]):
         """Whether the table allows the request besides its timing (see RulesHooks)."""
         ...
 
+    def unit_of(self, flow: FlowT, ref: str) -> set[str]:
+        """The card references that name the same thing as ``ref`` on the table now (see
+        RulesHooks)."""
+        ...
+
     def board(self, flow: FlowT) -> dict[str, Any]: ...
 
     def notes(self) -> list[str]: ...
@@ -264,6 +269,13 @@ class RulesHooks(Generic[HookFlowT]):
         happened as recorded. The default: None (every face the condition reads is
         known)."""
         return None
+
+    def unit_of(self, flow: HookFlowT, ref: str) -> set[str]:
+        """The card references that name the same thing as ``ref`` on the table now: the
+        cards of the unit (a character of several cards) it names. Read where a table's
+        later play shows it kept something where it was (the judge's ``kept`` repair).
+        The default: the card alone (a game whose every piece is one card)."""
+        return {ref}
 
     def hand_turn_over(self, flow: HookFlowT, player: str) -> list[Any] | None:
         """Called when a table played the turn that just started as ``player``'s (the

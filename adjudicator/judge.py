@@ -9,11 +9,11 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from coreflow_judge.adjudicator.findings import Finding, finding
+from coreflow_judge.adjudicator.findings import Finding, breaks, finding
 from coreflow_judge.adjudicator.flow import CoreFlow
 from coreflow_judge.adjudicator.game import GameRules, UnsupportedRules
 from coreflow_judge.adjudicator.next_step import NextStep, next_step, not_weighing
@@ -162,22 +162,90 @@ Pairs = list[tuple[int, LogLine | LineError]]
 
 
 def feed_at(flow: CoreFlow, pairs: Pairs, i: int, skipped: set[int],
-            repairs: dict[int, str]) -> None:
+            repairs: Repairs) -> None:
     """Feed the line at position ``i`` as the judge reads it: skipped if a correction took
-    it back, after taking the table as played if a repair is planned there. The board, the
-    audit and the live table feed lines through this too (one reading of a log)."""
+    it back, after taking the table as played if a repair is planned there, as the table
+    carried it out if a :class:`Kept` repair amends it. The board, the audit and the live
+    table feed lines through this too (one reading of a log)."""
     repair_at(flow, pairs, i, repairs)
     no, item = pairs[i]
-    feed_item(flow, no, item, i in skipped)
+    if i in skipped or isinstance(item, LineError) or not repairs:
+        feed_item(flow, no, item, i in skipped)
+        return
+    _feed_repaired(flow, i, item, repairs)
 
 
-def repair_at(flow: CoreFlow, pairs: Pairs, i: int, repairs: dict[int, str]) -> None:
+def _feed_repaired(flow: CoreFlow, i: int, item: LogLine, repairs: Repairs) -> list[Finding]:
+    """Feed ``item`` (at position ``i``) with the :class:`Kept` repairs that concern it:
+    amended where one says the table carried it out otherwise, and with the repair's
+    finding when it is the line that showed it. Returns what feeding it raised."""
+    amend = next((r for r in repairs.values() if isinstance(r, Kept) and r.at == i), None)
+    if amend is not None:
+        before = len(flow.findings)
+        flow.feed(amend.amended(flow, item))
+        # The amendment's own claim findings are not the table's: the table wrote no such
+        # claim. Only what the line raised as written stays.
+        raised = flow.findings[before:]
+        del flow.findings[before:]
+        flow.findings.extend(f for f in raised if f.code in amend.codes_at)
+        return flow.findings[before:]
+    raised = flow.feed(item)
+    kept = repairs.get(i)
+    if isinstance(kept, Kept):
+        root = kept.root_finding()
+        flow.findings.append(root)
+        raised = [*raised, root]
+    return raised
+
+
+def repair_at(flow: CoreFlow, pairs: Pairs, i: int, repairs: Repairs) -> None:
     """Take the table as played before the line at position ``i``, if a repair is
     planned there (:meth:`CoreFlow.repair`)."""
     kind = repairs.get(i)
     item = pairs[i][1]
-    if kind is not None and not isinstance(item, LineError):
+    if isinstance(kind, str) and not isinstance(item, LineError):
         flow.repair(kind, item.seq, item)
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """The ``kept`` repair: the table kept a card where it was, where a resolution of the
+    rules moved it (a soldier the Damage Judgement destroys, which the table's later play
+    shows still on the field). Planned at the first line that contradicts the table the
+    rules leave (position ``p``, the key of the repair): that line gets the one finding,
+    what it breaks under the rules and why, and from the resolution at position ``at`` on
+    the game is judged as the table played it: the resolution is fed as if the log had
+    claimed its effects without the card's moves (the game then follows the claim, as it
+    follows every claim)."""
+
+    at: int
+    """Position of the resolve line whose move of the card the table never carried out."""
+    ref: str
+    """The card (the unit it names) the table kept where it was."""
+    effects: tuple[dict[str, Any], ...]
+    """The rules' effects of that resolution."""
+    codes_at: frozenset[str]
+    """The codes that resolution raised as written (kept when it is fed amended)."""
+    root: Finding
+    """The finding of the line that showed it (copied each time it is raised)."""
+
+    def amended(self, flow: CoreFlow, line: LogLine) -> LogLine:
+        """The resolve line with the effects the table carried out: the rules' effects
+        but the moves of the kept unit's cards (:meth:`~RulesHooks.unit_of`)."""
+        unit = flow.rules.unit_of(flow, self.ref)
+        effects = [e for e in self.effects
+                   if not (e.get("op") == "move" and e.get("card") in unit)]
+        data = line.model_dump(exclude_none=True)
+        data["effects"] = effects
+        return type(line).model_validate(data)
+
+    def root_finding(self) -> Finding:
+        return replace(self.root)
+
+
+Repair = str | Kept
+Repairs = dict[int, Repair]
+
 
 REPAIRS_ON_STAGE = ("skipped", "left", "missed")
 """How a table commonly goes on after a departure while the stage holds requests
@@ -213,6 +281,7 @@ class ReplayRun:
 
     flow: CoreFlow
     errors: int
+    """The rule breaks its error findings say (:func:`~adjudicator.findings.breaks`)."""
     candidates: dict[int, tuple[str, ...]]
     """Positions where a repair may fit, with the repairs that may
     (:func:`_repairs_worth_trying`): a line that raised an error, or the first line of a
@@ -221,7 +290,7 @@ class ReplayRun:
     """Positions whose line raised an error."""
 
 
-def replay(pairs: Pairs, skipped: set[int], repairs: dict[int, str], upto: int | None = None,
+def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None = None,
            ) -> ReplayRun:
     """Feed ``pairs`` (the first ``upto`` of them) to a new flow, taking the table as it
     played at the lines ``repairs`` names. Not finished (:meth:`CoreFlow.finish`)."""
@@ -233,32 +302,120 @@ def replay(pairs: Pairs, skipped: set[int], repairs: dict[int, str], upto: int |
     turn_began = (0, 0)  # the first line of the turn under way, and the turn
     for i in range(1, end):
         kind = repairs.get(i)
-        worth = _repairs_worth_trying(flow, pairs[i][1]) if kind is None else ()
+        no, item = pairs[i]
+        worth = _repairs_worth_trying(flow, item) if kind is None else ()
         if "turn" in worth and flow.turn != turn_began[1]:
             turn_began = (i, flow.turn)
+        waiting = [r.source for r in flow.buffer if r.source] if kind is None else []
         repair_at(flow, pairs, i, repairs)
         before = len(flow.findings)
-        no, item = pairs[i]
-        feed_item(flow, no, item, i in skipped)
-        if any(f.severity == "error" for f in flow.findings[before:]):
+        if i in skipped or isinstance(item, LineError) or not repairs:
+            feed_item(flow, no, item, i in skipped)
+            raised = flow.findings[before:]
+        else:
+            raised = [f for f in _feed_repaired(flow, i, item, repairs)
+                      if not (isinstance(kind, Kept) and f.code == kind.root.code
+                              and f.message == kind.root.message)]
+        if any(f.severity == "error" for f in raised):
             erring.add(i)
+            if kind is None and not isinstance(item, LineError) and \
+                    _kept_candidates(flow, item, waiting):
+                worth = (*worth, "kept")
             if worth:
                 candidates[i] = worth
             elif flow.turn == turn_began[1] and turn_began[0] not in repairs:
                 # A line of a turn breaks a rule: perhaps the turn was another player's
                 # from its first line on, where a log without its turn start names nobody.
                 candidates.setdefault(turn_began[0], ("turn",))
-    errors = sum(1 for f in flow.findings if f.severity == "error")
-    return ReplayRun(flow, errors, candidates, erring)
+    return ReplayRun(flow, breaks(flow.findings), candidates, erring)
 
 
-def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[dict[int, str], ReplayRun]:
+def _refs_named(line: LogLine) -> list[str]:
+    """The card references a line names: key cards, costs, targets and choices."""
+    out: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                walk(k)
+                walk(v)
+        elif isinstance(value, list | tuple):
+            for v in value:
+                walk(v)
+
+    walk(getattr(line, "key_cards", None))
+    walk([c.ref for c in getattr(line, "costs", None) or ()])
+    walk(getattr(line, "targets", None))
+    walk(getattr(line, "choices", None))
+    return out
+
+
+def _kept_candidates(flow: CoreFlow, line: LogLine, waiting: list[str]) -> list[tuple[str, int]]:
+    """Cards a line names (or the sources of the triggered requests it went on without,
+    ``waiting``) that an earlier resolution moved: (card, seq of that resolve line), the
+    latest move of each. The table may have kept them where they were (the ``kept``
+    repair, :class:`Kept`)."""
+    refs = list(dict.fromkeys([*waiting, *_refs_named(line)]))
+    if not refs or not flow.resolutions:
+        return []
+    found: list[tuple[str, int]] = []
+    for ref in refs:
+        for seq in reversed(flow.resolutions):
+            if seq >= line.seq:
+                continue
+            if any(e.get("op") == "move" and e.get("card") == ref
+                   for e in flow.resolutions[seq].effects):
+                found.append((ref, seq))
+                break
+    return found
+
+
+def _plan_kept(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRun, at: int,
+               ) -> list[Kept]:
+    """The :class:`Kept` repairs worth a trial at position ``at`` (a line in error in
+    ``run``): one per card it names that an earlier resolution moved."""
+    item = pairs[at][1]
+    if isinstance(item, LineError):
+        return []
+    before = replay(pairs, skipped, repairs, upto=at).flow
+    waiting = [r.source for r in before.buffer if r.source]
+    flow = run.flow
+    roots = [f for f in flow.findings if f.seq == item.seq and f.severity == "error"]
+    if not roots:
+        return []
+    position = {line.seq: i for i, (_no, line) in enumerate(pairs)
+                if not isinstance(line, LineError)}
+    out: list[Kept] = []
+    for ref, seq in _kept_candidates(before, item, waiting):
+        i = position.get(seq)
+        resolution = flow.resolutions.get(seq)
+        line = pairs[i][1] if i is not None else None
+        if i is None or resolution is None or not isinstance(line, Resolve) \
+                or line.effects is not None or i in repairs:
+            continue  # the log claimed that resolution's effects: nothing to infer
+        move = next(e for e in resolution.effects
+                    if e.get("op") == "move" and e.get("card") == ref)
+        req = flow.requests.get(line.request)
+        what = f"{req.action.name} ({req.id})" if req is not None else line.request
+        root = replace(roots[0], caused_by=None, next=next_step(before), message=(
+            f"{roots[0].message} The table went on as if {ref} had not left the "
+            f"{move.get('from')} when {what} resolved at line {seq} (the rules move it to "
+            f"the {move.get('to')} there): the game is judged from here as the table played "
+            "it."))
+        out.append(Kept(i, ref, tuple(resolution.effects),
+                        frozenset(f.code for f in flow.findings if f.seq == seq), root))
+    return out
+
+
+def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[Repairs, ReplayRun]:
     """Where the table went on from a departure, and how (docs/decisions.md, "Root cause
     first"): a repair is kept at a line when it makes that line keep the rules and leaves
     no more errors in the whole log (at a tie the repair's one finding names the cause,
     where the line's own would name only its symptom). Returns the repairs and the replay
     with them."""
-    repairs: dict[int, str] = {}
+    repairs: Repairs = {}
     run = replay(pairs, skipped, repairs)
     tried: set[int] = set()
     while len(tried) < MAX_REPAIR_TRIALS:
@@ -271,10 +428,15 @@ def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[dict[int, str], Repla
             if kind == "left" and _named_later(pairs, at, replay(pairs, skipped, repairs,
                                                                   upto=at).flow):
                 continue  # the table comes back to them: they did not leave the stage
-            trial = replay(pairs, skipped, {**repairs, at: kind})
-            if at not in trial.erring and trial.errors <= run.errors:
-                repairs[at] = kind
-                run = trial
+            trials: list[Repair] = [kind] if kind != "kept" else list(
+                _plan_kept(pairs, skipped, repairs, run, at))
+            for repair in trials:
+                trial = replay(pairs, skipped, {**repairs, at: repair})
+                if at not in trial.erring and trial.errors <= run.errors:
+                    repairs[at] = repair
+                    run = trial
+                    break
+            if at in repairs:
                 break
     return repairs, run
 
@@ -283,16 +445,18 @@ MAX_CAUSE_TRIALS = 20
 """Error findings tried as the cause of later ones in one log (each costs a replay)."""
 
 
-def group_consequences(pairs: Pairs, skipped: set[int], repairs: dict[int, str],
+def group_consequences(pairs: Pairs, skipped: set[int], repairs: Repairs,
                        findings: list[Finding]) -> None:
     """Mark each error finding that follows from an earlier one (``caused_by``).
 
-    A later error finding follows from an earlier error's line when, with that line taken
-    back (judged as if never played), the later finding's line keeps the rules: the
-    table's later line was right for the game the mistake made, and wrong only because of
-    it. The first error of a line that no earlier one explains is a root; what follows
-    from a consequence is grouped under the same root. Findings of the same line are never
-    grouped (each is a rule that line broke)."""
+    A later error finding follows from an earlier error's line when, without the mistake
+    of that line, the later finding's line keeps the rules: the table's later line was
+    right for the game the mistake made, and wrong only because of it. Without the mistake
+    means the line taken back (judged as if never played), or for a resolution whose
+    effects the log claims, the resolution carried out as the rules say (it happened all
+    the same; only its claims were wrong). The first error of a line that no earlier one
+    explains is a root; what follows from a consequence is grouped under the same root.
+    Findings of the same line are never grouped (each is a rule that line broke)."""
     errors = sorted((f for f in findings if f.severity == "error"), key=lambda f: f.seq)
     if len({f.seq for f in errors}) < 2:
         return  # nothing later to follow from anything
@@ -307,7 +471,18 @@ def group_consequences(pairs: Pairs, skipped: set[int], repairs: dict[int, str],
         if tried == MAX_CAUSE_TRIALS:
             break
         tried += 1
-        without = replay(pairs, skipped | {i}, {k: v for k, v in repairs.items() if k != i})
+        others = {k: v for k, v in repairs.items() if k != i}
+        line = pairs[i][1]
+        if isinstance(line, Resolve) and line.effects is not None:
+            # A resolution the table carried out otherwise than it claims: without the
+            # mistake it happened all the same, as the rules carry it out (no claim).
+            data = line.model_dump(exclude_none=True)
+            data.pop("effects")
+            honest = list(pairs)
+            honest[i] = (pairs[i][0], Resolve.model_validate(data))
+            without = replay(honest, skipped, others)
+        else:
+            without = replay(pairs, skipped | {i}, others)
         without.flow.finish()
         still = {f.seq for f in without.flow.findings if f.severity == "error"}
         for f in later:
@@ -326,7 +501,7 @@ def _named_later(pairs: Pairs, at: int, flow: CoreFlow) -> bool:
     return False
 
 
-def attach_next(pairs: Pairs, skipped: set[int], repairs: dict[int, str], run: ReplayRun,
+def attach_next(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRun,
                 ) -> CoreFlow:
     """The flow of ``run`` with what the rules wanted next (:func:`next_step`) set on each
     error a player's line raised (:attr:`Finding.next`): the log replayed once more with
@@ -348,13 +523,13 @@ def attach_next(pairs: Pairs, skipped: set[int], repairs: dict[int, str], run: R
         if i not in marked or isinstance(item, LineError) or i in skipped:
             feed_at(flow, pairs, i, skipped, repairs)
             continue
-        if i in repairs:
+        if isinstance(repairs.get(i), str):
             before, start = next_step(flow), len(flow.findings)
             repair_at(flow, pairs, i, repairs)
             _mark(flow.findings[start:], before, item)
         before = next_step(flow)
-        _mark(flow.feed(item), before, item)
-    if sum(1 for f in flow.findings if f.severity == "error") != run.errors:
+        _mark(_feed_repaired(flow, i, item, repairs), before, item)
+    if breaks(flow.findings) != run.errors:
         return run.flow
     return flow
 

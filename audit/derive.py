@@ -26,6 +26,7 @@ from coreflow_judge.adjudicator.flow import CoreFlow, Derived, Req
 from coreflow_judge.adjudicator.game import UnsupportedRules
 from coreflow_judge.adjudicator.judge import (
     JudgeInputError,
+    feed_at,
     group_consequences,
     plan_repairs,
     start_flow,
@@ -124,15 +125,19 @@ def empty_rows() -> Rows:
     return {name: [] for name in TABLES}
 
 
-def derive_match(record_id: str, lines: Sequence[StoredLine]) -> Rows:
-    """Every audit row of one match, from its stored lines (line 1 ``match_started``)."""
-    return _Deriver(record_id, lines).run()
+def derive_match(record_id: str, lines: Sequence[StoredLine], refused: str | None = None
+                 ) -> Rows:
+    """Every audit row of one match, from its stored lines (line 1 ``match_started``);
+    ``refused``: why the record is no evidence (its events are shown, it is not judged)."""
+    return _Deriver(record_id, lines, refused).run()
 
 
 class _Deriver:
-    def __init__(self, record_id: str, lines: Sequence[StoredLine]) -> None:
+    def __init__(self, record_id: str, lines: Sequence[StoredLine],
+                 refused: str | None = None) -> None:
         self.record_id = record_id
         self.lines = lines
+        self.refused = refused
         header = lines[0].line
         assert isinstance(header, MatchStarted), "a match record starts with match_started"
         self.header = header
@@ -141,6 +146,9 @@ class _Deriver:
 
     # ------------------------------------------------------------------ driver
     def run(self) -> Rows:
+        if self.refused is not None:
+            self._events_only(self.refused)
+            return self.rows
         if any(s.line.hash is not None for s in self.lines):
             breaks = verify_chain((s.line.seq, s.line) for s in self.lines)
             if breaks:  # changed outside coreflow: its events are shown, never judged
@@ -189,9 +197,7 @@ class _Deriver:
             depth_before[seq] = len(stage_before)
             turn_before[seq] = flow.turn
             turn_player_before = flow.turn_player
-            if i in repairs:
-                flow.repair(repairs[i], seq, line)
-            flow.feed(line)
+            feed_at(flow, pairs, i, skipped, repairs)
             # Requests that left the stage, the buffer or the instant wait with this line.
             now_live = list(flow.stage) + list(flow.buffer)
             if flow.awaiting_instant is not None:

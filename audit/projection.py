@@ -22,6 +22,7 @@ rows are fetched in batches.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -44,7 +45,7 @@ from coreflow_judge.audit.schema import (
     create_statements,
     json_columns,
 )
-from coreflow_judge.events.models import LINE_ADAPTER
+from coreflow_judge.events.models import LINE_ADAPTER, MatchStarted
 from coreflow_judge.events.store import MatchRecorder, StoreUnavailable, open_recorder, store_env
 from eventsourcing.persistence import PersistenceError, StoredEvent
 
@@ -216,10 +217,14 @@ class AuditDB:
             sink = _Sink(Path(tmp))
             touched: list[str] = []
             try:
-                for record_id, lines, total in self._new_matches(app, last, top, stats):
+                for record_id, lines, total, refused in self._new_matches(app, last, top,
+                                                                          stats):
                     if progress is not None:
                         progress(len(touched), total)
-                    rows = derive_match(str(record_id), lines)
+                    if not lines or not isinstance(lines[0].line, MatchStarted):
+                        stats.unjudged.append(str(record_id))  # not even its header reads
+                        continue
+                    rows = derive_match(str(record_id), lines, refused)
                     match = rows["matches"][0]
                     touched.append(match["match_id"])
                     if match["judge_error"] is not None:
@@ -260,13 +265,17 @@ class AuditDB:
         return stats
 
     def _new_matches(self, app: MatchRecorder, last: int, top: int, stats: RefreshStats
-                     ) -> Iterator[tuple[UUID | str, list[StoredLine], int]]:
+                     ) -> Iterator[tuple[UUID | str, list[StoredLine], int, str | None]]:
         """Each match with notifications in (last, top], with all its stored lines (and
-        how many matches there are).
+        how many matches there are), and why it is no evidence if it is none.
 
         A match whose lines all arrived in this window (versions 1..n) is derived from
         the notifications themselves; one that had lines before is read whole from the
-        store (``select_events``).
+        store (``select_events``). Each is checked as ``coreflow verify`` checks it
+        (:meth:`~events.store.MatchRecorder.check_stored`): a record changed outside
+        coreflow, one of an older coreflow without hashes, or with the signing key set one
+        not signed with it, has its readable lines shown and is not judged; the table
+        numbers of a record whose chain does not cover them are left out.
         """
         pending: dict[UUID | str, list[StoredEvent]] = {}
         start = last
@@ -285,7 +294,17 @@ class AuditDB:
                 versions = [s.originator_version for s in stored]
                 if versions != list(range(1, len(stored) + 1)):
                     stored = list(app.recorder.select_events(record_id))
-                yield record_id, [self._decode(app, s) for s in stored], len(pending)
+                chain = app.check_stored(UUID(str(record_id)), stored)
+                lines = []
+                for s in stored:
+                    try:
+                        line = self._decode(app, s)
+                    except (ValueError, TypeError, KeyError):  # a row changed: refused below
+                        continue
+                    lines.append(line if chain.numbers_covered
+                                 else dataclasses.replace(line, table_seq=None))
+                yield (record_id, lines, len(pending),
+                       None if chain.ok else f"{chain.describe()}; not judged")
         except PersistenceError as exc:
             raise StoreUnavailable(f"the event store failed: {exc}") from exc
 

@@ -343,22 +343,30 @@ MATCH_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
 
 def _recorded(match_id: str, store: str | None, as_written: bool = False) -> list[LogLine]:
-    """The stored lines of a recorded match (the store is only read, never created);
-    ``as_written``: the lines the table wrote, numbered as it numbered them (what judge and
-    board rule on, so that their line numbers are the table's own)."""
+    """The stored lines of a recorded match, checked as evidence (the store is only read,
+    never created); ``as_written``: the lines the table wrote, numbered as it numbered them
+    (what judge and board rule on, so that their line numbers are the table's own).
+
+    A record changed outside coreflow (a row edited, swapped, deleted, its hashes or
+    table numbers removed), or with ``COREFLOW_SIGNING_KEY`` set one not signed with it, is
+    no evidence: refused, naming the match and the first bad seq. A record of an older
+    coreflow is read with a note on stderr saying what no chain covers."""
     from coreflow_judge.events.store import MatchNotFound
+    from coreflow_judge.events.store import RecordRefused as Refused
 
     with _recorder(store, reading=True) as recorder:
         try:
-            chain = recorder.verify_record(match_id)
-            lines = recorder.table_lines(match_id) if as_written else recorder.lines(match_id)
+            chain, record = recorder.evidence(match_id)
         except MatchNotFound:
             raise CliError(f"{match_id!r} is neither a log file nor a recorded match",
                            EXIT_INPUT) from None
-    if chain.breaks:  # a record changed outside coreflow is no evidence: refused
-        raise RecordRefused(f"{chain.describe()}; refused (coreflow verify {match_id} shows "
-                            "it)")
-    return lines
+        except Refused as exc:  # a record changed outside coreflow is no evidence
+            raise RecordRefused(str(exc)) from None
+    if chain.unchained:
+        _say(f"warning: {chain.describe()}; ruled on as stored, unverified")
+    elif chain.legacy and as_written:
+        _say(f"note: {chain.describe()}")
+    return record.table_lines() if as_written else record.lines
 
 
 def _one_file(path: Path) -> Path:
@@ -419,6 +427,9 @@ def _first_difference(stored: Sequence[LogLine], given: Sequence[LogLine]) -> in
 
 
 def _jsonl(lines: Sequence[LogLine]) -> str:
+    """A complete log, hash-chained; with $COREFLOW_SIGNING_KEY set, its last line carries
+    the key's signature of the head (under ``x``, no part of the chain)."""
+    from coreflow_judge.events.evidence import sign, signing_key
     from coreflow_judge.events.reader import dump_line
 
     previous: str | None = None
@@ -426,6 +437,12 @@ def _jsonl(lines: Sequence[LogLine]) -> str:
     for line in lines:
         text, previous = dump_line(line, previous)
         out.append(text)
+    key = signing_key()
+    if key is not None and out and previous is not None:
+        from coreflow_judge.events.store import with_signature
+
+        last = with_signature(json.loads(out[-1]), sign(key, previous))
+        out[-1] = json.dumps(last, separators=(",", ":"), ensure_ascii=False)
     return "\n".join(out) + "\n"
 
 
@@ -586,7 +603,8 @@ def judge(
                 status = max(status, EXIT_INPUT)
                 continue
             except Exception as exc:  # noqa: BLE001 - one bad log must not stop the others
-                if type(exc).__name__ == "UnknownViewer":
+                # A store that fails, or a stored row that does not read: its one line.
+                if type(exc).__name__ == "UnknownViewer" or known_error(exc) is not None:
                     _say(f"{_shown(path)}: {exc}")
                     status = max(status, EXIT_INPUT)
                     continue
@@ -677,7 +695,7 @@ def _record_one(recorder: MatchRecorder, log: Path, lines: list[LogLine],
 
     try:
         recorder.record(lines, table_seqs)
-        head = recorder.verify_record(getattr(lines[0], "match_id", "")).head
+        chain = recorder.verify_record(getattr(lines[0], "match_id", ""))
     except MatchAlreadyRecorded as exc:
         differs = _first_difference(recorder.lines(exc.match_id), lines)
         how = " with the same content" if differs is None else (
@@ -689,9 +707,19 @@ def _record_one(recorder: MatchRecorder, log: Path, lines: list[LogLine],
     match_id = getattr(lines[0], "match_id", "")
     progress.clear()
     typer.echo(match_id)
-    # The receipt: keep it to check later that the record was neither cut nor re-chained.
-    typer.echo(f"{match_id}: recorded {len(lines)} lines; head hash {head} "
-               f"(coreflow verify {match_id} --head {head})", err=True)
+    typer.echo(receipt_text(match_id, len(lines), chain.head, chain.log_head), err=True)
+
+
+def receipt_text(match_id: str, lines: int, head: str | None, log_head: str | None) -> str:
+    """The receipt ``record`` and ``play`` print: the record's head hash (keep it to check
+    later that the record was neither cut nor chained again) and, where the table numbered
+    its lines otherwise than the record, the head of the log ``coreflow log`` exports."""
+    text = (f"{match_id}: recorded {lines} lines; head hash {head} "
+            f"(coreflow verify {match_id} --head {head})")
+    if log_head != head:
+        text += (f"; its exported log (coreflow log {match_id}) ends with {log_head}, the "
+                 "table's line numbers being no part of a log file")
+    return text
 
 
 @app.command()
@@ -839,20 +867,29 @@ def verify(
 ) -> None:
     """Check a hash chain; report the first line whose hash does not match.
 
-    A log file: its own chain. A recorded match (or --all): the chain the store kept when
-    it took each line, so a row changed outside coreflow shows. With --head, the receipt
-    that record printed: a log cut short, or edited and chained again, ends otherwise.
+    A log file: its own chain. A recorded match (or --all): the chains the store kept when
+    it took each line (the lines and the table's line numbers), so a row changed, swapped,
+    deleted or stripped of its hash outside coreflow shows. With --head, the receipt that
+    record printed: a log cut short, or edited and chained again, ends otherwise. With
+    $COREFLOW_SIGNING_KEY set, the head must also carry the key's signature: a log or
+    record chained again without the key fails even without the receipt.
 
-    Exit status: 0 intact, 1 broken (or not the receipt's head), 2 unreadable.
+    Exit status: 0 intact, 1 broken, not verifiable, not signed with the key, or not the
+    receipt's head, 2 unreadable.
 
     Example: coreflow verify complete.jsonl --head 3f2a...
     """
     if every:
         with _recorder(store, reading=True) as recorder:
             chains = [recorder.verify_record(m) for m in recorder.match_ids()]
+            lost = recorder.format_record_lost()
+        if lost:
+            typer.echo(f"{_store_name(store)}: the store's format record (coreflow_meta) is "
+                       "missing, though rows written in its format are in it: it was removed "
+                       "outside coreflow (every match is held to the format)")
         for chain in chains:
             typer.echo(chain.describe())
-        raise typer.Exit(EXIT_NO if any(c.breaks for c in chains) else EXIT_OK)
+        raise typer.Exit(EXIT_NO if lost or not all(c.ok for c in chains) else EXIT_OK)
     if target is None:
         raise CliError("give a log file or a match id (or --all)", EXIT_INPUT)
     path = Path(target)
@@ -868,7 +905,11 @@ def verify(
             raise CliError(f"{target!r} is neither a log file nor a recorded match",
                            EXIT_INPUT) from None
     typer.echo(chain.describe())
-    if chain.breaks:
+    if not chain.ok:
+        raise typer.Exit(EXIT_NO)
+    if head is not None and head != chain.head and head == chain.log_head:
+        typer.echo(f"{target}: {head} is the head of the exported log, not the record's "
+                   f"receipt {chain.head} (which also covers the table's line numbers)")
         raise typer.Exit(EXIT_NO)
     _check_head(target, chain.head, head)
 
@@ -883,6 +924,30 @@ def _check_head(name: str, actual: str | None, wanted: str | None) -> None:
     typer.echo(f"{name}: ends with the receipt's head hash")
 
 
+def _check_file_signature(name: str, lines: list[tuple[int, LogLine]]) -> None:
+    """With $COREFLOW_SIGNING_KEY set: the log's last line must carry the key's signature
+    of the log's head (exit 1 otherwise)."""
+    from coreflow_judge.events.evidence import signed_by, signing_key
+    from coreflow_judge.events.reader import SIGNATURE_KEY
+
+    key = signing_key()
+    if key is None or not lines:
+        return
+    last = lines[-1][1]
+    signature = (last.x or {}).get(SIGNATURE_KEY)
+    if signature is None:
+        typer.echo(f"{name}: NOT signed with COREFLOW_SIGNING_KEY: its last line carries no "
+                   "signature (written without the key, cut short, or chained again by "
+                   "someone without it)")
+        raise typer.Exit(EXIT_NO)
+    if not isinstance(signature, str) or last.hash is None or not signed_by(
+            key, last.hash, signature):
+        typer.echo(f"{name}: the signature on its last line is not COREFLOW_SIGNING_KEY's "
+                   "of its head (chained again without the key, or signed with another key)")
+        raise typer.Exit(EXIT_NO)
+    typer.echo(f"{name}: signed with COREFLOW_SIGNING_KEY")
+
+
 def _verify_file(log: Path, head: str | None) -> None:
     from coreflow_judge.events.reader import verify_chain
 
@@ -891,6 +956,7 @@ def _verify_file(log: Path, head: str | None) -> None:
     name = _shown(log)
     if not breaks:
         typer.echo(f"{name}: hash chain intact ({len(lines)} lines)")
+        _check_file_signature(name, lines)
         _check_head(name, lines[-1][1].hash if lines else None, head)
         raise typer.Exit(EXIT_OK)
     first = breaks[0]

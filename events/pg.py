@@ -21,6 +21,10 @@ Many writers at once (a tournament: one process per table, and batch imports):
   again with bounded backoff. A save whose ``COMMIT`` was cut off may have been
   committed: if trying it again finds exactly its own rows stored, that is success,
   not a conflict.
+
+The store's own format record (``coreflow_meta``, :mod:`events.evidence`) is created in the
+same set-up transaction, under the same lock, the first time this version opens the store
+for writing.
 """
 
 from __future__ import annotations
@@ -28,10 +32,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from typing import Any
+from uuid import UUID
 
 from coreflow_judge.events.busy import retrying
+from coreflow_judge.events.evidence import (
+    FORMAT_MARK,
+    META_FORMAT_KEY,
+    META_TABLE,
+    STORE_FORMAT,
+)
 from eventsourcing.persistence import IntegrityError, StoredEvent
-from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder
 from psycopg import Connection
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
@@ -55,6 +66,41 @@ def chunks(events: Sequence[StoredEvent]) -> Iterator[Sequence[StoredEvent]]:
         size += len(event.state)
     if start < len(events):
         yield events[start:]
+
+
+def read_meta(recorder: PostgresAggregateRecorder) -> str | None:
+    """The text of the store's format record, or None when it has none."""
+    schema = recorder.datastore.schema
+    with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
+        curs.execute("SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                     "WHERE n.nspname = %s AND c.relname = %s", [schema, META_TABLE])
+        if curs.fetchone() is None:
+            return None
+        curs.execute(SQL("SELECT value FROM {0}.{1} WHERE key = %s").format(
+            Identifier(schema), Identifier(META_TABLE)), [META_FORMAT_KEY])
+        row = curs.fetchone()
+    return None if row is None else str(row["value"])
+
+
+def has_marks(recorder: PostgresAggregateRecorder) -> bool:
+    """Whether any stored row carries the format mark of this version's rows."""
+    with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
+        curs.execute(SQL("SELECT 1 FROM {0}.{1} WHERE position(%s::bytea in state) > 0 "
+                         "LIMIT 1").format(Identifier(recorder.datastore.schema),
+                                          Identifier(recorder.events_table_name)),
+                     [FORMAT_MARK])
+        return curs.fetchone() is not None
+
+
+def first_id(recorder: PostgresAggregateRecorder, record_id: UUID) -> int | None:
+    """The notification id of a record's first row."""
+    with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
+        curs.execute(SQL("SELECT notification_id FROM {0}.{1} WHERE originator_id = %s AND "
+                         "originator_version = 1").format(
+            Identifier(recorder.datastore.schema), Identifier(recorder.events_table_name)),
+            [record_id])
+        row = curs.fetchone()
+    return None if row is None else int(row["notification_id"])
 
 
 class ChunkedApplicationRecorder(PostgresApplicationRecorder):
@@ -84,6 +130,7 @@ class ChunkedApplicationRecorder(PostgresApplicationRecorder):
                       [self.notification_id_index_name]),
             "function": (in_schema.format("pg_proc", "pronamespace", "proname"),
                          [self.pg_function_name_insert_events]),
+            "meta": (in_schema.format("pg_class", "relnamespace", "relname"), [META_TABLE]),
         }
         query = "SELECT " + ", ".join(f"EXISTS ({sql}) AS {key}"
                                       for key, (sql, _args) in wanted.items())
@@ -92,7 +139,15 @@ class ChunkedApplicationRecorder(PostgresApplicationRecorder):
             curs.execute(query.encode(), params)
             row = curs.fetchone()
         assert row is not None
-        return [key for key in wanted if not row[key]]
+        missing = [key for key in wanted if not row[key]]
+        if "meta" not in missing:
+            with conn.cursor() as curs:
+                curs.execute(SQL("SELECT 1 FROM {0}.{1} WHERE key = %s").format(
+                    Identifier(self.datastore.schema), Identifier(META_TABLE)),
+                    [META_FORMAT_KEY])
+                if curs.fetchone() is None:
+                    missing.append("mark")
+        return missing
 
     def _set_up(self, _attempt: int) -> None:
         with self.datastore.get_connection() as conn:
@@ -107,9 +162,34 @@ class ChunkedApplicationRecorder(PostgresApplicationRecorder):
                     curs.execute(SQL("CREATE SCHEMA IF NOT EXISTS {0}").format(
                         Identifier(self.datastore.schema)))
                 for statement in self.sql_create_statements:
+                    if not set(missing) - {"meta", "mark"}:
+                        break  # only the format record is new (a store of an older coreflow)
                     if "CREATE TYPE" in statement.as_string(conn) and "type" not in missing:
                         continue
                     curs.execute(statement, prepare=False)
+                if "meta" in missing or "mark" in missing:
+                    self._mark_format(curs)
+
+    def _mark_format(self, curs: Any) -> None:
+        """The store's format record, when it has none: rows of records started after the
+        store's last row as it is now are of this format (under the set-up lock, so every
+        writer of this version writes only after it is there)."""
+        schema, meta = Identifier(self.datastore.schema), Identifier(META_TABLE)
+        events = Identifier(self.events_table_name)
+        curs.execute(SQL("CREATE TABLE IF NOT EXISTS {0}.{1} "
+                         "(key TEXT PRIMARY KEY, value TEXT NOT NULL)").format(schema, meta))
+        curs.execute(SQL("SELECT 1 FROM {0}.{1} WHERE key = %s").format(schema, meta),
+                     [META_FORMAT_KEY])
+        if curs.fetchone() is not None:
+            return
+        curs.execute(SQL("SELECT 1 FROM {0}.{1} WHERE position(%s::bytea in state) > 0 "
+                         "LIMIT 1").format(schema, events), [FORMAT_MARK])
+        if curs.fetchone() is not None:
+            return  # removed outside coreflow: every record is held to this format
+        curs.execute(SQL("INSERT INTO {0}.{1} (key, value) SELECT %s, "
+                         "'{{\"since\":' || COALESCE(MAX(notification_id), 0) || "
+                         "',\"store_format\":{2}}}' FROM {0}.{3}").format(
+            schema, meta, SQL(str(STORE_FORMAT)), events), [META_FORMAT_KEY])
 
     def insert_events(self, stored_events: Sequence[StoredEvent],
                       **kwargs: Any) -> Sequence[int] | None:

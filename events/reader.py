@@ -208,9 +208,24 @@ def read_log(path: Path) -> list[tuple[int, LogLine | LineError]]:
         raise LogReadError(f"{path}: cannot read: {exc.strerror or exc}") from exc
 
 
+SIGNATURE_KEY = "coreflow_signature"
+"""The key under ``x`` of a log's last line that carries the organiser's signature of the
+log's head hash (``COREFLOW_SIGNING_KEY``, :mod:`events.evidence`). Like ``hash`` it is
+no part of the line's canonical JSON: the signature is of the chain, not in it."""
+
+
 def canonical_dict(line: LogLine) -> dict[str, Any]:
-    """The line as a plain dict: unset optional fields left out, ``hash`` excluded."""
-    return line.model_dump(mode="json", exclude_none=True, exclude={"hash"})
+    """The line as a plain dict: unset optional fields left out, ``hash`` and the
+    signature (:data:`SIGNATURE_KEY` under ``x``) excluded."""
+    data = line.model_dump(mode="json", exclude_none=True, exclude={"hash"})
+    x = data.get("x")
+    if x is not None and SIGNATURE_KEY in x:
+        rest = {k: v for k, v in x.items() if k != SIGNATURE_KEY}
+        if rest:
+            data["x"] = rest
+        else:
+            del data["x"]
+    return data
 
 
 def canonical_json(line: LogLine | dict[str, Any]) -> str:

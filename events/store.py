@@ -23,6 +23,7 @@ import json
 import math
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -36,6 +37,16 @@ from coreflow_judge.events.busy import (
     busy_message,
     pauses,
     retrying,
+)
+from coreflow_judge.events.evidence import (
+    STORE_FORMAT,
+    StoredChain,
+    StoreMeta,
+    check_record,
+    parse_meta,
+    record_step,
+    sign,
+    signing_key,
 )
 from coreflow_judge.events.models import (
     LINE_TYPES,
@@ -55,14 +66,12 @@ from coreflow_judge.events.models import (
     TurnStarted,
 )
 from coreflow_judge.events.reader import (
+    SIGNATURE_KEY,
     ZERO_HASH,
-    ChainBreak,
     LineError,
     canonical_dict,
     chain_hash,
-    dump_line,
     iter_lines,
-    verify_chain,
 )
 from coreflow_judge.events.storefile import (
     NotOurStore,
@@ -120,11 +129,30 @@ class CorruptRecord(StoreError):
     """A stored row does not read back as the line it was: the store was changed outside
     coreflow (a row edited, swapped or deleted by hand)."""
 
-    def __init__(self, record_id: object, version: int, why: str) -> None:
-        super().__init__(f"the stored line at seq {version} of record {record_id} {why}: "
-                         "the store was changed outside coreflow (or written by a version "
-                         "of coreflow with looser limits on a line)")
+    def __init__(self, record_id: object, version: int, why: str,
+                 match_id: str | None = None) -> None:
+        whose = f"match {match_id!r}" if match_id is not None else f"record {record_id}"
+        super().__init__(f"{whose}: the stored row at seq {version} {why}: the store was "
+                         "changed outside coreflow (or written by a version of coreflow "
+                         "with looser limits on a line); coreflow verify names what changed")
+        self.record_id = record_id
         self.version = version
+        self.why = why
+        self.match_id = match_id
+
+    def of_match(self, match_id: str) -> CorruptRecord:
+        """The same error, naming the match."""
+        return CorruptRecord(self.record_id, self.version, self.why, match_id)
+
+
+class RecordRefused(StoreError):
+    """A recorded match that is no evidence (changed outside coreflow, unverifiable, or not
+    signed with the key set): its check says why."""
+
+    def __init__(self, chain: StoredChain) -> None:
+        super().__init__(f"{chain.describe()}; refused (coreflow verify {chain.match_id} "
+                         "shows it)")
+        self.chain = chain
 
 
 class LogRejected(StoreError):
@@ -175,9 +203,21 @@ class RecordedLine(BaseModel):
     timestamp: datetime
     line: LogLine
     table_seq: int | None = Field(default=None, ge=1)
-    """The line's number in the log the table wrote, when it was recorded from one; None
-    for a line the rules derived (and for every line of a record made before coreflow
-    kept the table's numbers, or by ``play``, whose numbers are the record's own)."""
+    """The line's number in the log the table wrote; None for a line the rules derived.
+    A row of this store format always says (``play`` numbers the table's lines as the
+    record does); in a record made by an older coreflow it may be None throughout."""
+    store_format: int | None = None
+    """:data:`~events.evidence.STORE_FORMAT` on every row written by this version (None:
+    an older one): a row of a record of this format without it was changed."""
+    record_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    """The record chain's hash of this row (:func:`~events.evidence.record_step`), kept
+    only where it differs from the line's ``hash``."""
+    signature: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    """On the last row of a save made with ``COREFLOW_SIGNING_KEY``: the key's signature
+    of the record chain's head there."""
+    log_signature: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    """With ``signature``, where the log chain's head differs from the record chain's:
+    the key's signature of the log chain's head (what an exported log carries)."""
 
 
 # One class per line type, so a stored event's topic names its line type.
@@ -308,6 +348,13 @@ class MatchRecord:
         self.lines: list[LogLine] = []
         self.table_seqs: list[int | None] = []
         """Each line's number in the log the table wrote (None: derived, or not kept)."""
+        self.legacy = False
+        """Started by an older coreflow (its first row has no format mark): lines appended
+        to it are kept the old way, and its table numbers are not covered."""
+        self._log_head = ZERO_HASH
+        self._record_head = ZERO_HASH
+        self.log_signature: str | None = None
+        """The key's signature of the log chain's head, when the last row carries one."""
         self._pending: list[RecordedLine] = []
 
     @property
@@ -324,37 +371,51 @@ class MatchRecord:
                 f"a match log starts with a match_started line, not {_describe(line)}"
             )
         record = cls(match_record_id(line.match_id), line.match_id)
-        record.extend([line], timestamp, [table_seq])
+        record.extend([line], timestamp, None if table_seq is None else [table_seq])
         return record
 
     @property
-    def head_hash(self) -> str:
-        """The chain hash of the last line: the record's receipt. A record kept by an older
-        coreflow without hashes gets the chain computed over its lines."""
-        if not self.lines:
-            return ZERO_HASH
-        last = self.lines[-1].hash
-        if last is not None:
-            return last
-        previous = ZERO_HASH
-        for line in self.lines:
-            previous = chain_hash(previous, line)
-        return previous
+    def log_head(self) -> str:
+        """The head of the log chain: what the exported log ends with."""
+        return self._log_head
+
+    def table_lines(self) -> list[LogLine]:
+        """The match as the table wrote it: the lines it wrote, numbered as it numbered them
+        (judging these names the lines the table's own log names). A record of an older
+        coreflow, whose table numbers no chain covers, is its stored lines as they are."""
+        if self.legacy or all(n is None for n in self.table_seqs):
+            return self.lines
+        return [line.model_copy(update={"seq": n})
+                for line, n in zip(self.lines, self.table_seqs, strict=True)
+                if n is not None]
 
     def extend(self, lines: Iterable[LogLine], timestamp: datetime | None = None,
                table_seqs: Sequence[int | None] | None = None) -> None:
         """Add pending lines; all are checked before any is taken (all or nothing).
 
+        ``table_seqs``: each line's number in the log the table wrote (None: derived);
+        without it every line is the table's, numbered on from the table's last line (as
+        the record numbers it, for a record made line by line by ``play``).
+
         Each line is stored with its chain hash (the log format's chain: sha256 of the
-        previous hash and the line's canonical JSON), computed here from the stored chain,
-        whatever hash the line came with: the store's chain is its own record of what was
-        taken, and an edit of a stored row no longer matches it (``verify``)."""
+        previous hash and the line's canonical JSON) and the row with its record chain
+        hash (the line and its table number, :func:`~events.evidence.record_step`), both
+        computed here from the stored chains, whatever hash the line came with: the store's
+        chains are its own record of what was taken, and an edit of a stored row no longer
+        matches them (``verify``). A signature a line came with is not kept."""
         when = timestamp or datetime.now(UTC)
         new: list[RecordedLine] = []
         expected = self.version + 1
-        previous = self.head_hash
-        lines = list(lines)
-        numbers = list(table_seqs) if table_seqs is not None else [None] * len(lines)
+        log_head, record_head = self._log_head, self._record_head
+        lines = [_unsigned(line) for line in lines]
+        numbers: list[int | None]
+        if table_seqs is not None:
+            numbers = list(table_seqs)
+        elif self.legacy:
+            numbers = [None] * len(lines)
+        else:  # the table's next lines: numbered on from its last one
+            last = next((n for n in reversed(self.table_seqs) if n is not None), 0)
+            numbers = [last + i for i in range(1, len(lines) + 1)]
         if len(numbers) != len(lines):
             raise AppendRejected(f"match {self.match_id!r}: {len(numbers)} table numbers "
                                  f"for {len(lines)} lines")
@@ -374,25 +435,59 @@ class MatchRecord:
                     f"match {self.match_id!r}: seq {line.seq} is a {line.type} line; "
                     "a match record has exactly one match_started line, at seq 1"
                 )
-            previous = chain_hash(previous, line)
+            previous_log_head, log_head = log_head, chain_hash(log_head, line)
+            if self.legacy:
+                record_head = log_head
+                extra: dict[str, Any] = {}
+            else:
+                record_head = log_head if (record_head == previous_log_head and table_seq
+                                           == line.seq) else record_step(record_head, line,
+                                                                         table_seq)
+                extra = {"store_format": STORE_FORMAT,
+                         "record_hash": record_head if record_head != log_head else None}
             new.append(
                 event_class(
                     originator_id=self._id,
                     originator_version=expected,
                     timestamp=when,
-                    line=line.model_copy(update={"hash": previous}),
+                    line=line.model_copy(update={"hash": log_head}),
                     table_seq=table_seq,
+                    **extra,
                 )
             )
             expected += 1
         self.lines.extend(event.line for event in new)
         self.table_seqs.extend(event.table_seq for event in new)
         self.version = expected - 1
+        self._log_head, self._record_head = log_head, record_head
+        self.log_signature = None
         self._pending.extend(new)
+
+    def sign_pending(self, key: bytes) -> None:
+        """Sign the head of the pending lines with the organiser's key (the last pending
+        row carries the signature). A record of an older coreflow is not signed."""
+        if not self._pending or self.legacy:
+            return
+        last = self._pending[-1]
+        log_head = last.line.hash
+        assert log_head is not None
+        record_head = last.record_hash or log_head
+        self.log_signature = sign(key, log_head)
+        self._pending[-1] = last.model_copy(update={
+            "signature": sign(key, record_head),
+            "log_signature": self.log_signature if record_head != log_head else None})
 
     def apply(self, event: RecordedLine) -> None:
         """Evolve the record by one recorded line (replay and new lines alike)."""
-        self.lines.append(event.line)
+        line = event.line
+        if event.originator_version == 1:
+            self.legacy = event.store_format is None
+        self._log_head = line.hash if line.hash is not None else chain_hash(self._log_head,
+                                                                            line)
+        self._record_head = event.record_hash or self._log_head
+        self.log_signature = event.log_signature or (
+            event.signature if event.record_hash is None else None)
+        self.lines.append(line)
         self.table_seqs.append(event.table_seq)
         self.version = event.originator_version
 
@@ -419,6 +514,15 @@ def project_match_record(
 def _describe(obj: object) -> str:
     kind = getattr(obj, "type", None)
     return f"a {kind} line" if isinstance(kind, str) else type(obj).__name__
+
+
+def _unsigned(line: LogLine) -> LogLine:
+    """The line without a signature under ``x`` (the store signs its own heads)."""
+    x = getattr(line, "x", None)  # not a line at all: extend refuses it by name
+    if not isinstance(x, dict) or SIGNATURE_KEY not in x:
+        return line
+    rest = {k: v for k, v in x.items() if k != SIGNATURE_KEY}
+    return line.model_copy(update={"x": rest or None})
 
 
 # ----------------------------------------------------------- mapper and transcoder
@@ -493,38 +597,33 @@ class PydanticMapper(Mapper[UUID]):
             event = cls.model_validate(state)
         except (ValueError, TypeError, KeyError) as exc:  # pydantic's ValidationError too
             raise CorruptRecord(stored_event.originator_id, version,
-                                f"does not read as a {stored_event.topic.rsplit(':', 1)[-1]}"
-                                f" ({type(exc).__name__})") from None
+                                _unreadable(stored_event, exc)) from None
         if event.line.seq != version:
             raise CorruptRecord(stored_event.originator_id, version,
                                 f"carries seq {event.line.seq}")
         return event
 
 
-class StoredChain:
-    """What :meth:`MatchRecorder.verify_record` found in a match's stored chain."""
+def _unreadable(stored_event: StoredEvent, exc: Exception) -> str:
+    """Why a stored row does not read as the recorded line its topic names, in the words
+    of what it holds (a row of another seq or type: rows swapped)."""
+    wanted = stored_event.topic.rsplit(":", 1)[-1].removeprefix("Recorded")
+    try:
+        line = json.loads(stored_event.state)["line"]
+        kind, seq = line["type"], line["seq"]
+    except (ValueError, TypeError, KeyError):
+        return f"does not read as a recorded line ({type(exc).__name__})"
+    if not isinstance(kind, str) or not isinstance(seq, int):
+        return f"does not read as a recorded line ({type(exc).__name__})"
+    if seq != stored_event.originator_version or _type_name(kind) != wanted:
+        return (f"holds a {kind} line of seq {seq} where its columns say a {wanted} line "
+                f"of seq {stored_event.originator_version} (rows swapped or edited)")
+    return f"does not read as a {kind} line ({type(exc).__name__}: edited)"
 
-    def __init__(self, match_id: str, lines: int, head: str | None, breaks: list[ChainBreak],
-                 unchained: bool = False) -> None:
-        self.match_id = match_id
-        self.lines = lines
-        self.head = head
-        self.breaks = breaks
-        self.unchained = unchained
-        """Recorded by an older coreflow: no stored hash to check."""
 
-    def describe(self) -> str:
-        """One line a judge reads."""
-        if self.unchained:
-            return (f"match {self.match_id!r}: recorded without stored hashes (an older "
-                    "coreflow): nothing to check")
-        if not self.breaks:
-            return (f"match {self.match_id!r}: stored hash chain intact ({self.lines} lines, "
-                    f"head {self.head})")
-        first = self.breaks[0]
-        return (f"match {self.match_id!r}: stored hash chain broken at seq {first.seq}: the "
-                "stored line does not match its stored hash (the record was changed "
-                "outside coreflow)")
+def _type_name(kind: str) -> str:
+    cls = RECORDED_LINE_TYPES.get(kind)
+    return cls.__name__.removeprefix("Recorded") if cls is not None else kind
 
 
 # --------------------------------------------------------------------- application
@@ -549,6 +648,9 @@ class MatchRecorder(Application[UUID]):
     }
     notification_page_size: int = 500
     """How many notifications :meth:`match_ids` reads per query."""
+    _marked: bool | None = None
+    """Whether the store holds rows of this format (looked up once, when it has no
+    format record)."""
 
     def record(self, lines: Sequence[LogLine],
                table_seqs: Sequence[int | None] | None = None) -> UUID:
@@ -570,10 +672,9 @@ class MatchRecorder(Application[UUID]):
             )
         if self._exists(match_record_id(first.match_id)):
             raise MatchAlreadyRecorded(first.match_id)
-        when = datetime.now(UTC)
-        numbers = list(table_seqs) if table_seqs is not None else [None] * len(lines)
-        record = MatchRecord.start(first, when, numbers[0])
-        record.extend(lines[1:], when, numbers[1:])
+        record = MatchRecord(match_record_id(first.match_id), first.match_id)
+        record.extend(lines, datetime.now(UTC), table_seqs)
+        self._sign(record)
         try:
             self.save(record)
         except RecordConflictError as exc:
@@ -608,16 +709,25 @@ class MatchRecorder(Application[UUID]):
             )
         except AggregateNotFoundError:
             raise MatchNotFound(match_id) from None
+        except CorruptRecord as exc:
+            raise exc.of_match(match_id) from None
         except PersistenceError as exc:
             raise _failed(exc) from exc
         return record
+
+    @staticmethod
+    def _sign(record: MatchRecord) -> None:
+        key = signing_key()
+        if key is not None:
+            record.sign_pending(key)
 
     def commit(self, record: MatchRecord) -> int:
         """Save a record's pending lines in one transaction; the record's new version.
 
         A version clash with another writer becomes :class:`RecordConflict` and
-        nothing is written.
+        nothing is written. With ``COREFLOW_SIGNING_KEY`` set, the new head is signed.
         """
+        self._sign(record)
         try:
             self.save(record)
         except RecordConflictError as exc:
@@ -631,15 +741,23 @@ class MatchRecorder(Application[UUID]):
         return self.load(match_id, upto_seq).lines
 
     def table_lines(self, match_id: str) -> list[LogLine]:
-        """The match as the table wrote it: the lines it wrote, numbered as it numbered
-        them (judging these names the lines the table's own log names). A record that kept
-        no table numbers (made by ``play``, or by an older coreflow) is its stored lines."""
-        record = self.load(match_id)
-        if all(n is None for n in record.table_seqs):
-            return record.lines
-        return [line.model_copy(update={"seq": n})
-                for line, n in zip(record.lines, record.table_seqs, strict=True)
-                if n is not None]
+        """The match as the table wrote it (:meth:`MatchRecord.table_lines`), unchecked:
+        :meth:`evidence` is what a ruling reads."""
+        return self.load(match_id).table_lines()
+
+    def evidence(self, match_id: str) -> tuple[StoredChain, MatchRecord]:
+        """A recorded match checked as evidence, and its record: :class:`RecordRefused` if
+        it is none (changed outside coreflow; not signed with the key when one is set).
+        A record of an older coreflow with no hash comes back with ``chain.unchained``
+        (its reader says it is unverified), one whose table numbers no chain covers with
+        ``chain.legacy`` (its table lines are its stored lines)."""
+        chain, events = self._checked(match_id)
+        if chain.problem is not None or chain.signed is False:
+            raise RecordRefused(chain)
+        record = project_match_record(None, events)
+        assert record is not None
+        record.match_id = match_id
+        return chain, record
 
     def match_ids(self) -> list[str]:
         """Every recorded match id, in the order the matches were recorded."""
@@ -659,10 +777,14 @@ class MatchRecorder(Application[UUID]):
         for start in starts:
             header = start.line
             assert isinstance(header, MatchStarted)
-            lines = self.lines(header.match_id)
+            read = self._summary_lines(header.match_id)
+            lines = read or []
             ended = next((ln for ln in reversed(lines) if isinstance(ln, GameEnded)), None)
             result = None
-            if ended is not None:
+            if read is None:
+                result = ("unreadable: changed outside coreflow (coreflow verify "
+                          f"{header.match_id})")
+            elif ended is not None:
                 result = ended.result if ended.winner is None else f"{ended.winner} wins"
             out.append(dict(
                 match_id=header.match_id, game=header.game, rules=header.rules,
@@ -670,34 +792,108 @@ class MatchRecorder(Application[UUID]):
                 result=result, recorded_at=start.timestamp.isoformat()))
         return out
 
+    def _summary_lines(self, match_id: str) -> list[LogLine] | None:
+        try:
+            return self.lines(match_id)
+        except CorruptRecord:
+            return None
+
     def export_jsonl(self, match_id: str) -> str:
         """The recorded log as JSON Lines with the hashes the store keeps: an edit of a
         stored row shows as a broken chain in the export too (``coreflow verify``). Lines
-        recorded by an older coreflow, which kept no hashes, get a fresh chain."""
+        recorded by an older coreflow, which kept no hashes, get a fresh chain. When the
+        head was signed (``COREFLOW_SIGNING_KEY``), the last line carries the signature of
+        the log's head under ``x`` (no part of the chain: ``verify`` with the key checks
+        it)."""
+        record = self.load(match_id)
         previous: str | None = None
-        out: list[str] = []
-        for line in self.lines(match_id):
+        out: list[dict[str, Any]] = []
+        for line in record.lines:
             if line.hash is None:
-                text, previous = dump_line(line, previous)
+                data = canonical_dict(line)
+                data["hash"] = previous = chain_hash(previous or ZERO_HASH, data)
             else:
                 data = canonical_dict(line)
                 data["hash"] = previous = line.hash
-                text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-            out.append(text)
-        return "\n".join(out) + "\n"
+            out.append(data)
+        if out and record.log_signature is not None:
+            out[-1] = with_signature(out[-1], record.log_signature)
+        return "".join(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n"
+                       for d in out)
 
     def verify_record(self, match_id: str) -> StoredChain:
-        """Check the stored chain of a match: each stored hash against the hash of its
-        stored line and the stored hash before it."""
+        """Check a match's stored rows (:func:`~events.evidence.check_record`): each stored
+        hash against its stored line and row and the hash before it, the format the store
+        says the record has, and with ``COREFLOW_SIGNING_KEY`` set its signature. A row that
+        does not read (a swapped or edited row) is the first bad seq, never an error."""
+        return self._checked(match_id)[0]
+
+    def check_stored(self, record_id: UUID, stored: Sequence[StoredEvent]) -> StoredChain:
+        """:meth:`verify_record` of rows already read (the audit reads them itself)."""
+        rows = self._decoded(stored)
+        first = rows[0][1] if rows else None
+        match_id = (first.line.match_id if not isinstance(first, str) and first is not None
+                    and isinstance(first.line, MatchStarted) else str(record_id))
+        return check_record(match_id, rows, self._of_this_format(record_id), signing_key())
+
+    def _checked(self, match_id: str) -> tuple[StoredChain, list[RecordedLine]]:
+        record_id = match_record_id(match_id)
         try:
-            lines = self.lines(match_id)
-        except CorruptRecord as exc:
-            return StoredChain(match_id, exc.version, None,
-                               [ChainBreak(exc.version, exc.version, "a readable line", None)])
-        if all(line.hash is None for line in lines):
-            return StoredChain(match_id, len(lines), None, [], unchained=True)
-        head = lines[-1].hash
-        return StoredChain(match_id, len(lines), head, verify_chain(enumerate(lines, 1)))
+            stored = self.recorder.select_events(record_id)
+        except PersistenceError as exc:
+            raise _failed(exc) from exc
+        if not stored:
+            raise MatchNotFound(match_id)
+        rows = self._decoded(stored)
+        chain = check_record(match_id, rows, self._of_this_format(record_id), signing_key())
+        return chain, [e for _v, e in rows if not isinstance(e, str)]
+
+    def _decoded(self, stored: Sequence[StoredEvent]) -> list[tuple[int, RecordedLine | str]]:
+        """Each stored row as its recorded line, or why it does not read as one."""
+        rows: list[tuple[int, RecordedLine | str]] = []
+        for s in stored:
+            try:
+                rows.append((s.originator_version,
+                             cast(RecordedLine, self.mapper.to_domain_event(s))))
+            except CorruptRecord as exc:
+                rows.append((s.originator_version, exc.why))
+            except Exception as exc:  # noqa: BLE001 - any unreadable row is a changed row
+                rows.append((s.originator_version,
+                             f"does not read ({type(exc).__name__})"))
+        return rows
+
+    def store_meta(self) -> StoreMeta | None:
+        """The store's format record (:class:`~events.evidence.StoreMeta`), None if the
+        store has none (written only by an older coreflow, or the record removed)."""
+        try:
+            return parse_meta(_backend_meta(self.recorder))
+        except PersistenceError as exc:
+            raise _failed(exc) from exc
+
+    def format_record_lost(self) -> bool:
+        """Whether the store has no format record although rows of this format are in it
+        (the record was removed outside coreflow)."""
+        return self.store_meta() is None and self._of_this_format(None)
+
+    def _of_this_format(self, record_id: UUID | None) -> bool:
+        """Whether the store says the record was written in this version's format. A store
+        with no format record but rows of this format (marked) lost its record: all of its
+        records are then held to this format."""
+        meta = self.store_meta()
+        if meta is None:
+            if self._marked is None:
+                try:
+                    self._marked = _backend_has_marks(self.recorder)
+                except PersistenceError as exc:
+                    raise _failed(exc) from exc
+            return self._marked
+        if meta.since == 0 or record_id is None:
+            return True
+        try:
+            first = _backend_first_id(self.recorder, record_id)
+        except PersistenceError as exc:
+            raise _failed(exc) from exc
+        return first is None or first > meta.since
 
     def _exists(self, record_id: UUID) -> bool:
         try:
@@ -723,6 +919,61 @@ class MatchRecorder(Application[UUID]):
 
 def _failed(exc: Exception) -> StoreUnavailable:
     return StoreUnavailable(f"the event store failed: {exc}")
+
+
+def with_signature(data: dict[str, Any], signature: str) -> dict[str, Any]:
+    """A line's JSON object with the organiser's signature under ``x`` (before ``hash``)."""
+    out = {k: v for k, v in data.items() if k != "hash"}
+    out["x"] = {**(out.get("x") or {}), SIGNATURE_KEY: signature}
+    if "hash" in data:
+        out["hash"] = data["hash"]
+    return out
+
+
+def _backend_meta(recorder: Any) -> str | None:
+    """The text of the store's format record, from whichever database keeps the store."""
+    from eventsourcing.sqlite import SQLiteAggregateRecorder
+
+    if isinstance(recorder, SQLiteAggregateRecorder):
+        from coreflow_judge.events.sqlitewriter import read_meta
+
+        return read_meta(recorder)
+    pg = sys.modules.get("eventsourcing.postgres")
+    if pg is not None and isinstance(recorder, pg.PostgresAggregateRecorder):
+        from coreflow_judge.events.pg import read_meta as read_pg_meta
+
+        return read_pg_meta(recorder)
+    return StoreMeta(STORE_FORMAT, 0).text()  # in memory: made by this version
+
+
+def _backend_has_marks(recorder: Any) -> bool:
+    """Whether any stored row carries this format's mark (a store without its format
+    record: one whose record was removed has some)."""
+    from eventsourcing.sqlite import SQLiteAggregateRecorder
+
+    if isinstance(recorder, SQLiteAggregateRecorder):
+        from coreflow_judge.events.sqlitewriter import has_marks
+
+        return has_marks(recorder)
+    pg = sys.modules.get("eventsourcing.postgres")
+    if pg is not None and isinstance(recorder, pg.PostgresAggregateRecorder):
+        from coreflow_judge.events.pg import has_marks as has_pg_marks
+
+        return has_pg_marks(recorder)
+    return True
+
+
+def _backend_first_id(recorder: Any, record_id: UUID) -> int | None:
+    """The notification id of a record's first row (None: no such row)."""
+    from eventsourcing.sqlite import SQLiteAggregateRecorder
+
+    if isinstance(recorder, SQLiteAggregateRecorder):
+        from coreflow_judge.events.sqlitewriter import first_id
+
+        return first_id(recorder, record_id)
+    from coreflow_judge.events.pg import first_id as first_pg_id
+
+    return first_pg_id(recorder, record_id)
 
 
 def parse_jsonl(text: str) -> list[LogLine]:

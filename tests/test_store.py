@@ -166,7 +166,10 @@ def test_the_stored_state_is_the_canonical_line_in_json(popo: MatchRecorder) -> 
         assert isinstance(event, RecordedLine)
         assert event.line.model_copy(update={"hash": None}) == line
         state = json.loads(row[4])
-        assert set(state) == {"timestamp", "line"}
+        # The line, its number in the table's log (here its own: the log is complete) and
+        # the mark of the store's format; no record hash, the record chain being the log's.
+        assert set(state) == {"timestamp", "line", "table_seq", "store_format"}
+        assert (state["table_seq"], state["store_format"]) == (line.seq, 2)
         stored_hash = state["line"].pop("hash")
         assert state["line"] == line.model_dump(mode="json", exclude_none=True)
         # The store's own chain: each stored hash continues the one before it.

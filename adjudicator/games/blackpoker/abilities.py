@@ -134,21 +134,28 @@ class Explanation:
 
 
 def explain(printed: int, in_force: Sequence[Ability], ended: Sequence[Ability],
-            recorded: int, what: str) -> Explanation | None:
+            recorded: int, what: str, cap: int | None = None) -> Explanation | None:
     """The precedence mistake that gives ``recorded`` instead of the rules' value, if any.
 
     Tried in this order: the scopes applied this → your → all
     (``precedence.scope-order``); newer before older within a scope
-    (``precedence.timestamp-order``); one ability in force left out; one that had ended
-    still applied (``precedence.value-mismatch``). The order mistakes come first: where
-    abilities conflict (a ``set``), applying them out of order gives the same value as
-    leaving the overridden one out, and the order is what the table got wrong. Where every
-    ability only adds, no order gives another value, so no order finding is ever made.
-    ``what`` names the value (``alice:S9's size``).
+    (``precedence.timestamp-order``); one ability in force left out; every ability of one
+    player left out (a table that sizes a soldier with its own controller's abilities
+    only); one that had ended still applied (``precedence.value-mismatch``). The order
+    mistakes come first: where abilities conflict (a ``set``), applying them out of order
+    gives the same value as leaving the overridden one out, and the order is what the
+    table got wrong. Where every ability only adds, no order gives another value, so no
+    order finding is ever made. ``what`` names the value (``alice:S9's size``).
+
+    ``cap``: the value was used as a count the table could carry out only in part (damage
+    from a life of ``cap`` cards): a recorded ``cap`` is then explained by any mistaken
+    value of at least ``cap`` (bp4.3.3.1.2, partial execution).
     """
     right = compute(printed, in_force)
     if right.value == recorded:
         return None
+    if cap is not None and recorded == cap and right.value < cap:
+        return _explain_capped(printed, in_force, ended, cap, what, right)
     table = compute(printed, scope_reversed(in_force), ordered=True)
     if table.value == recorded:
         return Explanation(
@@ -171,6 +178,15 @@ def explain(printed: int, in_force: Sequence[Ability], ended: Sequence[Ability],
                 f"{what} is {right.value} with every ability in force applied (scope all, "
                 f"your, this; oldest first): {right.text()}. The recorded {recorded} leaves "
                 f"out {a.describe()}: {table.text()}.", right, table)
+    for owner, theirs in _by_owner(in_force):
+        table = compute(printed, [a for a in in_force if a.owner != owner])
+        if table.value == recorded:
+            return Explanation(
+                "precedence.value-mismatch",
+                f"{what} is {right.value} with every ability in force applied (scope all, "
+                f"your, this; oldest first): {right.text()}. The recorded {recorded} leaves "
+                f"out every ability of {owner}'s on it "
+                f"({', '.join(a.describe() for a in theirs)}): {table.text()}.", right, table)
     for e in ended:
         table = compute(printed, [*in_force, e])
         if table.value == recorded:
@@ -178,6 +194,50 @@ def explain(printed: int, in_force: Sequence[Ability], ended: Sequence[Ability],
                 "precedence.value-mismatch",
                 f"{what} is {right.value}: {right.text()}. The recorded {recorded} still "
                 f"applies {e.describe()}, which had ended: {table.text()}.", right, table)
+    return None
+
+
+def _by_owner(in_force: Sequence[Ability]) -> list[tuple[str, list[Ability]]]:
+    """Each player with two or more of the abilities (one alone is tried on its own)."""
+    out = []
+    for owner in sorted({a.owner for a in in_force}):
+        theirs = [a for a in rules_order(in_force) if a.owner == owner]
+        if len(theirs) > 1:
+            out.append((owner, theirs))
+    return out
+
+
+def _explain_capped(printed: int, in_force: Sequence[Ability], ended: Sequence[Ability],
+                    cap: int, what: str, right: Computation) -> Explanation | None:
+    """:func:`explain` for a count the table cut to the ``cap`` cards there were: the
+    table's value was at least ``cap``, which several mistakes may give, so the finding
+    names every single ability whose omission does (or the one player's abilities, or the
+    ended ability), not one of them as if it were the only reading."""
+    head = (f"{what} is {right.value} with every ability in force applied (scope all, your, "
+            f"this; oldest first): {right.text()}. The recorded {cap} is every card there "
+            f"was, so the table's value was at least {cap}")
+    singles = [a for a in rules_order(in_force)
+               if compute(printed, [b for b in in_force if b is not a]).value >= cap]
+    if singles:
+        table = compute(printed, [b for b in in_force if b is not singles[0]])
+        which = (singles[0].describe() if len(singles) == 1 else
+                 "one of " + ", ".join(a.describe() for a in singles))
+        return Explanation("precedence.value-mismatch", f"{head}: it leaves out {which}.",
+                           right, table)
+    for owner, theirs in _by_owner(in_force):
+        table = compute(printed, [a for a in in_force if a.owner != owner])
+        if table.value >= cap:
+            return Explanation(
+                "precedence.value-mismatch",
+                f"{head}: it leaves out every ability of {owner}'s on it "
+                f"({', '.join(a.describe() for a in theirs)}): {table.text()}.", right, table)
+    for e in ended:
+        table = compute(printed, [*in_force, e])
+        if table.value >= cap:
+            return Explanation(
+                "precedence.value-mismatch",
+                f"{head}: it still applies {e.describe()}, which had ended: {table.text()}.",
+                right, table)
     return None
 
 

@@ -16,7 +16,8 @@ from coreflow_judge.adjudicator.claims import compare
 from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.game import Resolution, TriggerSpec
 from coreflow_judge.adjudicator.games.blackpoker.abilities import Ability
-from coreflow_judge.adjudicator.games.blackpoker.board import Character
+from coreflow_judge.adjudicator.games.blackpoker.as_played import AsPlayed, Before
+from coreflow_judge.adjudicator.games.blackpoker.board import Character, Trump
 from coreflow_judge.adjudicator.games.blackpoker.cards import (
     UNKNOWN,
     Card,
@@ -25,6 +26,7 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     parse_card,
     split_ref,
 )
+from coreflow_judge.adjudicator.games.choices import choice_findings
 from coreflow_judge.adjudicator.plan import Effect, PlanStep, ResolutionPlan
 
 if TYPE_CHECKING:
@@ -51,11 +53,17 @@ class Resolving:
         self.req = req
         self.line = line
         self.planning = planning
-        self.choices = dict(line.choices or {})
         self.a = req.action.data
+        found, self.refused = choice_findings(
+            req.action.name, "resolve", self.a.get("choices_on_resolve"), line.choices,
+            line.seq)
+        self.findings: list[Finding] = found
+        """A choice refused for its shape (or one the action does not take) is read as not
+        recorded; the line has its finding, so the steps add none about a choice."""
+        self.choices = {k: v for k, v in (line.choices or {}).items()
+                        if k not in self.refused}
         self.steps: list[PlanStep] = []
         self.effects: list[Effect] = []
-        self.findings: list[Finding] = []
         self.triggers: list[TriggerSpec] = []
         self.key_dest = "graveyard"
         self.pass_chance = False
@@ -81,8 +89,13 @@ class Resolving:
             {"op": e.op, **(e.model_extra or {})} for e in line.effects or []
         ]
         """The effects the log claims, as plain dicts (read many times, built once)."""
+        self.before = Before.of(self) if not planning and line.effects is not None else None
+        """The table before the resolution, where the log claims its effects: what the
+        table as played is computed from when the claims differ (:mod:`.as_played`)."""
 
     def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
+        if self.refused and code in ("log.choice-missing", "legality.choice-invalid"):
+            return  # the line's choices were refused already: one finding (choices.py)
         self.findings.append(finding(code, self.line.seq, rule, msg, **kw))
         if code == "log.hidden-info":
             self.unsure = True
@@ -126,10 +139,10 @@ class Resolving:
     def target_char(self) -> Character | None:
         return self.r.find(self.req.targets[0]) if self.req.targets else None
 
-    def bulwark_to_soldier(self, ch: Character) -> None:
+    def bulwark_to_soldier(self, ch: Character, emit: bool = True) -> None:
         """A bulwark becomes a soldier (リバース, ファントムリバース): its card face up (the
         face the log's ``transform`` shows, where the table did not know it), the character
-        that card makes."""
+        that card makes (``emit``: recorded as an effect of the rules')."""
         card = ch.cards[0]
         shown = next((card_of(str(c)) for d in self.claims if d.get("op") == "transform"
                       for c in d.get("cards") or []), None)
@@ -138,8 +151,44 @@ class Resolving:
             ch.cards[0] = card
         ch.kind = self.r.character_for(ch.cards)
         ch.face_down = False
-        self.emit(op="transform", character=ch.ref, to="soldier",
-                  cards=[f"{ch.owner}:{card}"])
+        if emit:
+            self.emit(op="transform", character=ch.ref, to="soldier",
+                      cards=[f"{ch.owner}:{card}"])
+
+    def _turn_trump(self, owner: str, trump: Trump, up: bool) -> None:
+        """A trump turns face up (its ability in force: 前触れ and the like trigger now) or
+        face down."""
+        trump.face_up = up
+        why = self.r.not_judged_yet.get(trump.card) if up else None
+        if why is not None:  # the rest depends on an ability the judge cannot apply
+            self.rep("log.not-judged-yet", "scope", f"{owner}:{trump.card} is face up: {why}; "
+                     "the judge rules on nothing after this line.", severity="warning")
+            self.flow.stop_judging()
+        if up:
+            ability = self.r.trump_data.get(trump.card, {})
+            self.triggers += [TriggerSpec(t["action"], self.req.id, owner)
+                              for t in ability.get("triggers", ())
+                              if t["event"] == "enabled" and t["action"] in self.r.actions]
+
+    def _clear_designation(self, ch: Character, emit: bool = True) -> None:
+        """9.0 リバース 4: an attacker or blocker stops being one (``emit``: recorded as an
+        effect of the rules')."""
+        cleared = False
+        for r in self.flow.requests.values():
+            attackers = r.data.get("attackers")
+            if isinstance(attackers, list) and ch.ref in attackers:
+                if not self.planning:
+                    r.data["attackers"] = [a for a in attackers if a != ch.ref]
+                cleared = True
+            blockers = r.data.get("blockers")
+            if isinstance(blockers, dict):
+                for att, bl in blockers.items():
+                    if ch.ref in bl or att == ch.ref:
+                        if not self.planning:
+                            blockers[att] = [b for b in bl if b != ch.ref]
+                        cleared = True
+        if cleared and emit:
+            self.emit(op="clear_designation", character=ch.ref)
 
     def run(self) -> None:
         self.fizzled = self.r.fizzles(self.flow, self.req)
@@ -265,7 +314,7 @@ class Resolving:
         bulwark; with the hand empty, nothing enters (partial execution)."""
         player = self.req.controller
         b = self.r.boards[player]
-        ref = (self.req.choices or {}).get("card")
+        ref = self.r.request_choices(self.req).get("card")
         if ref is None and b.hand_count == 0:
             self.why.append(f"{player}'s hand is empty: no card enters as a bulwark")
             return
@@ -796,6 +845,10 @@ class Resolving:
                 b.deck.remove(card)
             elif UNKNOWN in b.deck:
                 b.deck.remove(UNKNOWN)
+            elif card == UNKNOWN and b.deck:
+                # Not recorded (warned): one card left, which is not known; the deck is
+                # shuffled below, so its faces are a set less one unknown card.
+                b.deck = [UNKNOWN] * (len(b.deck) - 1)
             elif b.deck:
                 self.rep("legality.choice-invalid", "bp6.2", f"{card} is not in the deck.",
                          actual=ref)
@@ -889,11 +942,22 @@ class Resolving:
         theirs = [e for e in self.claims if e.get("op") != "reveal"]
         keymoves = [t for t in theirs if t.get("op") == "move" and t.get("from") == "stage"]
         theirs = [t for t in theirs if t not in keymoves]
-        for t in keymoves:
-            if self.key_dest == "field" or t.get("to") != self.key_dest:
-                self.rep("legality.key-card-not-to-graveyard", "bp4.3.3.2.1",
-                         f"{t.get('card')} went to the {t.get('to')}; the rules send it to the "
-                         f"{self.key_dest}.", expected=self.key_dest, actual=t.get("to"))
+        strays = [t for t in keymoves if self.key_dest == "field" or t.get("to") != self.key_dest]
+        if self.key_dest == "field":
+            # A key card the claims never put on the field: the effect that puts it there is
+            # left out of the claims (one legality.effect-mismatch below), and where the key
+            # card went follows from that (a wrong resolution gets one finding).
+            entered = {str(c) for t in theirs if t.get("op") == "enter"
+                       for c in t.get("cards") or []}
+            quiet = [t for t in strays if t.get("card") not in entered and t.get("to") ==
+                     "graveyard"]
+            self._follow_key_cards(quiet)
+            strays = [t for t in strays if t not in quiet]
+        for t in strays:
+            self.rep("legality.key-card-not-to-graveyard", "bp4.3.3.2.1",
+                     f"{t.get('card')} went to the {t.get('to')}; the rules send it to the "
+                     f"{self.key_dest}.", expected=self.key_dest, actual=t.get("to"))
+        self._follow_key_cards(strays)
         diff = compare(ours, theirs)
         if not diff:
             return
@@ -901,17 +965,12 @@ class Resolving:
         if self.fizzled != (self.line.result == "fizzled"):
             # The recorded result is wrong and already reported (fizzle-not-applied, or a
             # fizzle that should not be): a wrong resolution gets only that finding.
-            self._apply_as_played(extra, [])
+            self._follow(unmatched, extra)
             return
         if self.unsure and not unmatched:
             # A face the log hides decided a step (warned): what the table did beyond the
-            # plan cannot be checked, and is followed (a damage or draw the plan has none
-            # of: its whole count).
-            for t in extra:
-                if t.get("op") in ("damage", "draw") and isinstance(t.get("amount"), int) \
-                        and str(t.get("player")) in self.r.boards:
-                    self._recount(str(t["op"]), str(t["player"]), {"amount": 0}, t["amount"])
-            self._apply_as_played(extra, [])
+            # plan cannot be checked, and is followed.
+            self._follow(unmatched, extra)
             return
         if self._fewer_from_an_uncounted_deck(unmatched, extra):
             self.rep("log.hidden-info", "bp4.3.3.1.2",
@@ -919,7 +978,7 @@ class Resolving:
                      f"give, from a {self.r.deck_zone} whose count is unknown: whether only "
                      "part of the effect was possible cannot be checked; the table's count "
                      "is followed.", severity="warning", expected=unmatched, actual=extra)
-            self._apply_as_played(extra, unmatched)
+            self._follow(unmatched, extra)
             return
         for o in unmatched:
             if o["op"] != "damage":
@@ -930,20 +989,24 @@ class Resolving:
                         None)
             if told is None:
                 continue
+            deck = self.r.boards[player].deck if player in self.r.boards else None
+            # The cards the damage could move: what is left, and what the rules' took.
+            cap = len(deck) + int(o.get("amount", 0)) if deck is not None else None
             for att in self.sizes_used.get(player, []):
-                found = self.r.explain_size(att, told["amount"], f"{att.ref}'s size")
+                found = self.r.explain_size(att, told["amount"], f"{att.ref}'s size", cap)
                 if found is not None:
                     code, message = found
                     self.rep(code, "bp4.4.3", f"The damage to {player} is the attacker's "
                              f"size. {message}", expected=o.get("amount"),
                              actual=told["amount"])
-                    self._apply_as_played(extra, unmatched)
+                    self._follow(unmatched, extra)
                     return
         counted = [o for o in unmatched if o["op"] in ("damage", "draw")]
         # Another count of the same damage or draw (to the same player: a damage recorded
         # to the other player is a different effect, not a miscount).
         miscount = [t for t in extra if counted and t.get("op") == counted[0]["op"]
-                    and t.get("player") == counted[0].get("player")]
+                    and t.get("player") == counted[0].get("player")
+                    and _count(t) != _count(counted[0])]
         if miscount:
             o = counted[0]
             wanted = self.cut_short.get((o["op"], str(o.get("player"))))
@@ -960,13 +1023,13 @@ class Resolving:
                          f"than the rules': {o.get('amount')} card(s), which the table could "
                          "carry out in full.",
                          expected=counted, actual=miscount)
-            self._apply_as_played(extra, unmatched)
+            self._follow(unmatched, extra)
             return
         why = f": {'; '.join(self.why)}" if self.why else ""
         self.rep("legality.effect-mismatch", "bp4.3.3",
                  f"The recorded effects of {self.req.action.name} differ from the rules'{why}.",
                  expected=unmatched or "no such effect", actual=extra or "left out")
-        self._apply_as_played(extra, unmatched)
+        self._follow(unmatched, extra)
 
     def _fewer_from_an_uncounted_deck(self, unmatched: list[Effect],
                                       extra: list[Effect]) -> bool:
@@ -983,59 +1046,35 @@ class Resolving:
             pending.remove(o)
         return bool(extra) and not pending
 
-    def _apply_as_played(self, extra: list[dict[str, Any]],
-                         ours: list[dict[str, Any]]) -> None:
-        """The table did otherwise than the rules say: follow the game as it was played.
+    def _follow(self, unmatched: list[Effect], extra: list[Effect]) -> None:
+        """The table did otherwise than the rules say: the table becomes what the recorded
+        effects say, for every op (:mod:`.as_played`; docs/decisions.md §1)."""
+        if self.before is not None:
+            AsPlayed(self, self.before).follow(unmatched, extra)
 
-        Carried out: a claimed ``negate``, a claimed character leaving the field, and the
-        number of cards a ``damage`` or ``draw`` really moved (the board's counts follow the
-        log, so a later deck-out is ruled on the real table). Other surplus claims are
-        reported only (docs/decisions.md).
-        """
-        pending = list(ours)
-        for t in extra:
-            op = t.get("op")
-            if op in ("damage", "draw") and isinstance(t.get("amount"), int):
-                player = str(t.get("player"))
-                mine = next((o for o in pending if o["op"] == op and o.get("player") == player),
-                            None)
-                if mine is not None:
-                    pending.remove(mine)
-                if mine is not None and player in self.r.boards:
-                    self._recount(op, player, mine, t["amount"])
+    def _follow_key_cards(self, keymoves: list[dict[str, Any]]) -> None:
+        """Key cards the log sends elsewhere than the rules: they are where the log says."""
+        if self.before is None:
+            return
+        follower = AsPlayed(self, self.before)
+        for t in keymoves:
+            parts = split_ref(str(t.get("card")))
+            to = t.get("to")
+            if parts is None or parts[0] not in self.r.boards or not isinstance(to, str) \
+                    or to == "stage":
                 continue
-            if t.get("op") == "negate" and isinstance(t.get("request"), str):
-                target = self.flow.negate(t["request"])
-                if target is not None and not target.data.get("virtual_keys"):
-                    for k in target.key_cards:
-                        self.r.boards[target.controller].graveyard.append(card_of(k))
-            elif t.get("op") == "move" and t.get("from") == "field" and isinstance(
-                    t.get("card"), str):
-                ch = self.r.find(t["card"])
-                if ch is not None:
-                    self.triggers += self.r._leave_field(ch, str(t.get("to", "graveyard")))
+            player, card = parts
+            now = follower.where(player, card)
+            if now is None or now == to or now == "field":
+                continue  # not seen, already there, or put on the field by the effect
+            follower.take(player, now, card)
+            follower.put(player, to, card, t.get("position", "top"))
 
 
-    def _recount(self, op: str, player: str, ours: dict[str, Any], amount: int) -> None:
-        """Move the difference between the rules' count and the table's back or on."""
-        b = self.r.boards[player]
-        done = int(ours.get("amount", 0))
-        source = b.graveyard if op == "damage" else None
-        if amount < done:
-            moved = [card_of(c) for c in ours.get("cards", [])][amount:done]
-            for card in reversed(moved):
-                if op == "damage" and source and source[-1] == card:
-                    source.pop()
-                elif op == "draw":
-                    b.take_from_hand(card)
-                if b.deck is not None:
-                    b.deck.insert(0, card)
-        else:
-            for _ in range(amount - done):
-                top = b.pop_deck()
-                if top is None:
-                    break
-                if op == "damage":
-                    b.graveyard.append(top)
-                else:
-                    b.add_to_hand(top)
+def _count(effect: Mapping[str, Any]) -> int | None:
+    """How many cards a ``damage`` or ``draw`` moved: its ``amount``, else its cards."""
+    amount = effect.get("amount")
+    if isinstance(amount, int):
+        return amount
+    cards = effect.get("cards")
+    return len(cards) if isinstance(cards, list) else None

@@ -68,6 +68,7 @@ from coreflow_judge.adjudicator.games.blackpoker.steps_frames import FrameSteps
 from coreflow_judge.adjudicator.games.blackpoker.steps_master import MasterSteps
 from coreflow_judge.adjudicator.games.blackpoker.steps_standard import StandardSteps
 from coreflow_judge.adjudicator.games.blackpoker.trumps import TrumpRules
+from coreflow_judge.adjudicator.games.choices import choice_findings, readable
 from coreflow_judge.adjudicator.games.common import deck_out, load_edition_data, unknown_decks
 from coreflow_judge.adjudicator.plan import ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
@@ -452,6 +453,10 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 flow.report("legality.effect-mismatch", "bp4.2.1",
                             f"{player} drew {claimed} but the deck's top card was {top}.",
                             expected=top, actual=claimed)
+                if b.deck is not None and claimed in b.deck:
+                    # As played: the table took that card; the top card stays on top.
+                    b.deck.remove(claimed)
+                    b.deck.insert(0, top)
             card = claimed if claimed != UNKNOWN else top
             b.add_to_hand(card)
             got.append(card)
@@ -468,6 +473,14 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 if ch.ref == ref or (ch.owner == owner and card in ch.cards):
                     return ch
         return None
+
+    def unit_of(self, flow: CoreFlow, ref: str) -> set[str]:
+        """The cards of the character ``ref`` names (any of its cards names it, match-log
+        "References"), as ``owner:card`` references; ``ref`` alone off the field."""
+        ch = self.find(ref)
+        if ch is None:
+            return {ref}
+        return {ref, *(f"{ch.owner}:{c}" for c in ch.cards)}
 
     def bulwark_for_cost(self, player: str, ref: str, used: set[str]) -> Character | None:
         """The bulwark a $B names; ``player:?`` is any charge-state bulwark not yet used."""
@@ -535,15 +548,17 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         comp = self.size_computation(ch)
         return [] if comp is None else comp.text().split("; ")
 
-    def explain_size(self, ch: Character, recorded: int, what: str) -> tuple[str, str] | None:
+    def explain_size(self, ch: Character, recorded: int, what: str, cap: int | None = None,
+                     ) -> tuple[str, str] | None:
         """The precedence mistake that gives ``recorded`` as ``ch``'s size, if one does:
-        (finding code, message with both computations)."""
+        (finding code, message with both computations). ``cap``: the size was a count cut
+        to ``cap`` cards (:func:`~.abilities.explain`)."""
         printed = self.printed_size(ch)
         reach = self.abilities_on(ch)
         ended = [a for a in self.abilities_on(ch, pool=self.ended) if not a.unknown]
         if printed is None or any(a.unknown for a in reach):
             return None
-        found = explain(printed, reach, ended, recorded, what)
+        found = explain(printed, reach, ended, recorded, what, cap)
         return None if found is None else (found.code, found.message)
 
     def grant(self, ability: Ability) -> None:
@@ -821,8 +836,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             elif unseen:
                 rep("log.hidden-info", "bp4.3.2.1", f"Target {line.targets[0]}: "
                     f"{'; '.join(unseen)} cannot be checked.", severity="warning")
-        # Request-time choices.
-        if "card" in (a.get("choices") or []):
+        # Request-time choices: their shapes (choices.py), then the hand card.
+        found, refused = choice_findings(action.name, "request", a.get("choices"),
+                                         line.choices, seq)
+        out += found
+        if "card" in (a.get("choices") or {}) and not refused:
             card_ref = (line.choices or {}).get("card")
             if card_ref is None:
                 # A hand known to be empty holds no card to choose: nothing could be
@@ -839,6 +857,13 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                     rep("legality.choice-invalid", "bp6.2",
                         f"{parts[1]} is not in {player}'s hand.", actual=card_ref)
         return out
+
+    @staticmethod
+    def request_choices(req: Req) -> dict[str, Any]:
+        """The choices a request recorded when it was made, as the judge reads them: one
+        the action does not take there, or of another shape, is not recorded (reported
+        with the request, :func:`~coreflow_judge.adjudicator.games.choices.choice_findings`)."""
+        return readable(req.action.data.get("choices"), req.choices)
 
     @staticmethod
     def _keys_related(keys: list[str], spec: Mapping[str, Any] | None) -> bool:

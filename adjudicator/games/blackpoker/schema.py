@@ -2,8 +2,9 @@
 
 The rules module carries out whatever the data says, so the data is checked against what
 the code knows before any game is judged: every step an action's effect names, every cost
-letter, target kind, key-card pattern, timing, format, character ability and trigger
-condition. A typo in the data is an :class:`EditionDataError` naming the file and the key
+letter, target kind, key-card pattern, timing, format, character ability, trigger
+condition and choice shape (``choices``, ``choices_on_resolve``: :mod:`..choices`). A typo
+in the data is an :class:`EditionDataError` naming the file and the key
 (``edition-9.0.yaml: actions.up.effect[0].step: 'sise' is not a step ...``), never a
 surprise in play.
 """
@@ -15,6 +16,7 @@ from typing import Any
 
 from coreflow_judge.adjudicator.games.blackpoker.abilities import OPS, SCOPES, STATS
 from coreflow_judge.adjudicator.games.blackpoker.cards import parse_card
+from coreflow_judge.adjudicator.games.choices import check_declarations
 from coreflow_judge.adjudicator.games.common import EditionDataError
 
 TOP = frozenset({"edition", "deck_zone", "formats", "policy", "characters", "actions",
@@ -181,6 +183,10 @@ def check(data: Mapping[str, Any], steps: Iterable[str]) -> None:
             unknown("actions", aid, ".controller", [a["controller"]], CONTROLLERS,
                     "a controller")
         unknown("actions", aid, ".flags", a.get("flags", {}), FLAGS, "a flag")
+        for field in ("choices", "choices_on_resolve"):
+            problem = check_declarations(a.get(field))
+            if problem is not None:  # each choice named with its shape (choices.py)
+                fail("actions", aid, f".{field}", problem)
         unknown("actions", aid, ".condition", a.get("condition", {}), CONDITIONS,
                 "a condition")
         key = a.get("key")

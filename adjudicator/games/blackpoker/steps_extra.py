@@ -45,18 +45,8 @@ class ExtraSteps(Resolving):
         return self.r.printed_size(ch)
 
     def _flip(self, owner: str, trump: Trump, up: bool) -> None:
-        trump.face_up = up
+        self._turn_trump(owner, trump, up)
         self.emit(op="flip", card=f"{owner}:{trump.card}", face="up" if up else "down")
-        why = self.r.not_judged_yet.get(trump.card) if up else None
-        if why is not None:  # the rest depends on an ability the judge cannot apply
-            self.rep("log.not-judged-yet", "scope", f"{owner}:{trump.card} is face up: {why}; "
-                     "the judge rules on nothing after this line.", severity="warning")
-            self.flow.stop_judging()
-        if up:  # its ability is in force: 前触れ and the like trigger now
-            ability = self.r.trump_data.get(trump.card, {})
-            self.triggers += [TriggerSpec(t["action"], self.req.id, owner)
-                              for t in ability.get("triggers", ())
-                              if t["event"] == "enabled" and t["action"] in self.r.actions]
 
     def _measure(self, step: dict[str, Any]) -> tuple[Any, str]:
         """What a step compares: the printed number (6.1 texts say 数字) or, where the step
@@ -613,8 +603,8 @@ class ExtraSteps(Resolving):
                 for card, entered in zip(ch.cards, ch.entered, strict=False)]
             self.emit(op="transform", character=ch.ref, to="bulwark",
                       cards=[f"{player}:{c}" for c in ch.cards])
-        order = self.choices.get("bulwark_order")  # left out: the order is kept
-        if isinstance(order, list):
+        order = self.choices.get("bulwark_order")  # left out or []: the order is kept
+        if isinstance(order, list) and order:
             walls = [ch for ch in board.field if ch.kind == "bulwark"]
             by_ref = {ch.ref: ch for ch in walls}
             wanted = [by_ref.get(str(r)) for r in order]
@@ -783,7 +773,13 @@ class ExtraSteps(Resolving):
             able = [c for c in b.graveyard if self.r.card_fits(c, step["card"])]
             what = f"a {self.r._pattern_text([step['card']])}"
         raw = self.choices.get("card")
-        if raw is None:
+        if "card" not in self.choices and able:
+            # Left out while a card could be chosen: not recorded, nothing is equipped.
+            self.rep("log.choice-missing", "bp6.2", f"修繕: the card chosen ({what} in "
+                     f"{player}'s graveyard) is not recorded; nothing is equipped.",
+                     severity="warning")
+            return
+        if raw is None:  # null: no card chosen
             if able:
                 self.rep("legality.choice-invalid", "bp6.2", f"修繕 must choose {what} in "
                          f"{player}'s graveyard while one is there ({', '.join(able)}).",
@@ -817,8 +813,14 @@ class ExtraSteps(Resolving):
         if trump is None or not trump.face_up:
             return
         raw = self.choices.get("request")
+        if "request" not in self.choices:
+            if any(r is not self.req for r in self.flow.stage):
+                self.rep("log.choice-missing", "bp6.2", f"{self.req.action.name}: the request "
+                         "chosen to be negated is not recorded; none is negated.",
+                         severity="warning")
+            return  # step 2 still happens
         if raw is None:
-            return  # none chosen (or none qualifies): step 2 still happens
+            return  # null: none chosen (or none qualifies): step 2 still happens
         target = self.flow.requests.get(str(raw))
         x = number(card_of(self.req.key_cards[0])) if self.req.key_cards else None
         on_stage = target is not None and target in self.flow.stage
@@ -845,7 +847,11 @@ class ExtraSteps(Resolving):
         if raw is None:
             return
         card = card_of(raw)
-        if to not in ("top", "bottom"):
+        if to is None:
+            self.rep("log.choice-missing", "bp6.2", "先読み: top or bottom of the deck is not "
+                     "recorded; the top is assumed.", severity="warning")
+            to = "top"
+        elif to not in ("top", "bottom"):
             self.rep("legality.choice-invalid", "bp6.2", "先読み puts the card on the top or "
                      "the bottom of the deck.", expected=["top", "bottom"], actual=to)
             to = "top"
@@ -968,7 +974,13 @@ class ExtraSteps(Resolving):
         if raw is None:
             claimed = [card_of(str(c)) for d in self.claims if d.get("op") == "discard"
                        and d.get("player") == opp for c in d.get("cards") or []]
-            cards = claimed  # not recorded: declined, unless the effects show the discard
+            cards = claimed  # not recorded: the discard the effects show, none without
+            held = self.r.boards[opp].hand_count
+            if held is None or held >= want:  # a discard was possible: not recorded
+                self.rep("log.choice-missing", "bp6.2", f"リセット: whether {opp} discarded "
+                         f"{want} cards is not recorded; "
+                         + ("the discard the effects show is followed." if claimed else
+                            "none is assumed."), severity="warning")
         if (raw is not None and not isinstance(raw, list)) or len(cards) not in (0, want):
             self.rep("legality.choice-invalid", "bp6.2", f"リセット: {opp} may discard "
                      f"{want} cards or none.", expected=[0, want], actual=raw)

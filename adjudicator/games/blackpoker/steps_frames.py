@@ -26,14 +26,14 @@ class FrameSteps(Resolving):
 
     def step_open_pack(self, step: dict[str, Any]) -> None:
         """パック開封: 1. one card of the pack (choice ``card``), shown, to the hand; 2. the
-        pack is turned face up and is opened."""
+        pack is turned face up and is opened. Requested again once the pack is opened
+        (``legality.condition-unmet`` at the request), the request still happened: it
+        resolves like a legal one, taking the chosen card of the face-up pack
+        (docs/decisions.md §1)."""
         player = self.req.controller
         b = self.r.boards[player]
         if b.pack is None:
             self.why.append(f"{player} has no pack")
-            return
-        if b.pack_opened:
-            self.why.append(f"{player}'s pack is opened already")
             return
         raw = self.choices.get("card")
         if self.choices.get("from") == "rare":

@@ -323,22 +323,3 @@ class StandardSteps(Resolving):
             self.bulwark_to_soldier(ch)
         if step.get("clear_designation"):
             self._clear_designation(ch)
-
-    def _clear_designation(self, ch: Character) -> None:
-        """9.0 リバース 4: an attacker or blocker stops being one."""
-        cleared = False
-        for r in self.flow.requests.values():
-            attackers = r.data.get("attackers")
-            if isinstance(attackers, list) and ch.ref in attackers:
-                if not self.planning:
-                    r.data["attackers"] = [a for a in attackers if a != ch.ref]
-                cleared = True
-            blockers = r.data.get("blockers")
-            if isinstance(blockers, dict):
-                for att, bl in blockers.items():
-                    if ch.ref in bl or att == ch.ref:
-                        if not self.planning:
-                            blockers[att] = [b for b in bl if b != ch.ref]
-                        cleared = True
-        if cleared:
-            self.emit(op="clear_designation", character=ch.ref)

@@ -42,11 +42,17 @@ from coreflow_judge.adjudicator.game import (
     TriggerSpec,
     UnsupportedRules,
 )
+from coreflow_judge.adjudicator.games.choices import (
+    check_action_choices,
+    choice_findings,
+    readable,
+)
 from coreflow_judge.adjudicator.games.common import (
     deck_out,
     load_edition_data,
     unknown_decks,
 )
+from coreflow_judge.adjudicator.games.duel_masters.as_played import AsPlayed
 from coreflow_judge.adjudicator.games.duel_masters.board import (
     Attachment,
     Board,
@@ -87,7 +93,9 @@ EDITIONS = ("1.47",)
 
 def load_edition(edition: str) -> dict[str, Any]:
     """The edition data shipped in the package (never read from outside it)."""
-    return load_edition_data("coreflow_judge.adjudicator.games.duel_masters", edition)
+    data = load_edition_data("coreflow_judge.adjudicator.games.duel_masters", edition)
+    check_action_choices(data, f"edition-{edition}.yaml")
+    return data
 
 
 def card_of(ref: str) -> str:
@@ -655,6 +663,11 @@ class DuelMastersRules(RulesHooks):
         return not (action.id == "charge_mana" and line.player == flow.turn_player
                     and self.charges >= int(self.pol["mana_charges_per_turn"]))
 
+    def request_choices(self, line: Request) -> dict[str, Any]:
+        """The request's choices the judge reads (of the action's declared shapes)."""
+        action = self.actions.get(line.action)
+        return readable(action.data.get("choices") if action else None, line.choices)
+
     def request_findings(self, flow: CoreFlow, line: Request, action: ActionDef) -> list[Finding]:
         """Key card, mana, targets, step order and permissions; never mutates."""
         out: list[Finding] = []
@@ -666,6 +679,8 @@ class DuelMastersRules(RulesHooks):
         def rep(code: str, rule: str, msg: str, **kw: Any) -> None:
             out.append(finding(code, line.seq, rule, msg, **kw))
 
+        out += choice_findings(action.name, "request", action.data.get("choices"),
+                               line.choices, line.seq)[0]
         if line.costs:
             rep("legality.cost-unpaid", "dm§2.1",
                 "Duel Masters costs are paid by tapping mana cards, recorded in choices.mana; "
@@ -796,8 +811,10 @@ class DuelMastersRules(RulesHooks):
 
     def _check_mana(self, line: Request, cdef: CardDef, rep: Any,
                     cost: int | None = None) -> None:
-        mana = (line.choices or {}).get("mana")
+        mana = self.request_choices(line).get("mana")
         if mana is None:
+            if (line.choices or {}).get("mana") is not None:
+                return  # not a list of card references: reported with the choices
             if self.auto_mana(line.player, cdef, cost) is None:
                 rep("legality.cost-unpaid", "dm§2.1",
                     f"{line.player} has no untapped mana that pays for {cdef.name} "
@@ -806,10 +823,6 @@ class DuelMastersRules(RulesHooks):
                 rep("log.choice-missing", "dm§2.1",
                     "The mana cards tapped are not recorded (choices.mana); mana that pays "
                     "is assumed.", severity="warning")
-            return
-        if not isinstance(mana, list) or not all(isinstance(m, str) for m in mana):
-            rep("legality.cost-unpaid", "dm§2.1", "choices.mana lists card references.",
-                actual=mana)
             return
         unknown = [(i, m) for i, m in enumerate(mana) if self.names_no_card(m)]
         if unknown:
@@ -935,7 +948,7 @@ class DuelMastersRules(RulesHooks):
                 "card" in req.data or gear is not None):
             cdef = gear.card if gear is not None else self.card(req.data["card"])
             cost = gear.card.cross_cost if gear is not None else None
-            mana = (line.choices or {}).get("mana")
+            mana = self.request_choices(line).get("mana")
             if not isinstance(mana, list) and cdef is not None:
                 mana = self.auto_mana(player, cdef, cost)
             if isinstance(mana, list):
@@ -1027,9 +1040,11 @@ class DuelMastersRules(RulesHooks):
         The judge applies the plan whatever the claims say, so it computes the plan on the
         table itself rather than on a copy (:meth:`plan_resolution`): the same computation,
         without copying the table at every resolution."""
+        before = self.copy_table() if line.effects is not None else None
         work = _Resolving(self, flow, req, dict(line.choices or {}), line.seq)
         work.run()  # the plan (work.plan()), carried out on this table
         if line.effects is not None:
+            work.before = before
             work.rule_on_claims(list(work.effects), [e.model_dump() for e in line.effects])
         work.close_end_step()  # the log kept a creature whose ability kept the step open
         self._start_next_turn(flow, work)
@@ -1135,13 +1150,18 @@ class _Resolving:
         self.req = req
         self.seq = seq
         """The resolve line (where findings are reported)."""
-        self.choices = choices
+        found, self.refused = choice_findings(
+            req.action.name, "resolve", req.action.data.get("choices_on_resolve"), choices,
+            seq)
+        """A choice refused for its shape (or one the action does not take) is read as not
+        recorded; the line has its finding, so the steps add none about a choice."""
+        self.choices = {k: v for k, v in choices.items() if k not in self.refused}
         self.effects: list[dict[str, Any]] = []
         self.marks: list[tuple[int, str, str]] = []
         """Where each step of the plan begins in ``effects``: (index, step, reason)."""
         self.next_player: str | None = None
         """The end step closed: this player's turn starts (the flow is told on apply)."""
-        self.findings: list[Finding] = []
+        self.findings: list[Finding] = found
         self.triggers: list[TriggerSpec] = []
         self.gone: dict[str, Creature] = {}
         """Creatures this resolution destroyed (to follow a log that keeps them)."""
@@ -1154,12 +1174,17 @@ class _Resolving:
         self.unknown_zones: set[tuple[str, str]] = set()
         """(player, zone) whose contents the header does not give, met in this resolution:
         the creatures the recorded effects move out of them are taken as played."""
+        self.before: DuelMastersRules | None = None
+        """The table before the resolution, where the log claims its effects: what the
+        table as played is computed from when the claims differ (:mod:`.as_played`)."""
         self.unseen_aura: tuple[str, CardDef] | None = None
         """An aura that GR summons from such a zone: it is put on the creature the recorded
         effects show entering."""
         """Card over rule overrides (dm101.1) that decided part of this resolution."""
 
     def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
+        if self.refused and code in ("log.choice-missing", "legality.choice-invalid"):
+            return  # the line's choices were refused already: one finding (choices.py)
         self.findings.append(finding(code, self.seq, rule, msg, **kw))
 
     def begin(self, step: str, reason: str = "") -> None:
@@ -1499,10 +1524,6 @@ class _Resolving:
     def _blocker(self, defender: str, attacker: Creature) -> Creature | None:
         ref = self.choices.get("blocker")
         if ref is None:
-            return None
-        if not isinstance(ref, str):
-            self.rep("legality.choice-invalid", "dm§3.5", "choices.blocker names one creature.",
-                     actual=ref)
             return None
         c = self.r.find(ref)
         if c is None and ref in self.r.state_destroyed:
@@ -2078,27 +2099,10 @@ class _Resolving:
 
     def _follow_the_log(self, unmatched: list[dict[str, Any]],
                         extra: list[dict[str, Any]]) -> None:
-        """Creatures the rules destroy that the log keeps stay; creatures the log removes
-        that the rules keep go (to the zone the log names)."""
-        for o in unmatched:
-            if o["op"] == "destroy" and not any(
-                    t.get("card") == o["card"] and t.get("op") in ("destroy", "move")
-                    for t in extra):
-                self._undo_destroy(str(o["card"]))
-        for t in extra:
-            ref = t.get("card")
-            if t.get("op") in ("destroy", "move") and t.get("from", "battle") == "battle" \
-                    and isinstance(ref, str):
-                c = self.r.find(ref)
-                if c is not None:
-                    self.leave(c)
-                    b = self.r.boards[c.owner]
-                    to = b.put_back(c.card, card_of(ref), str(t.get("to", "graveyard")))
-                    if to == "hand":
-                        b.add_to_hand(card_of(ref))
-                    elif to not in ("hyperspatial", "super_gr"):
-                        b.graveyard.append(card_of(ref))
-
+        """The table did otherwise than the rules say: the table becomes what the recorded
+        effects say, for every op (:mod:`.as_played`; docs/decisions.md §1)."""
+        if self.before is not None:
+            AsPlayed(self, self.before).follow(unmatched, extra)
 
 
 def rules_factory(header: MatchStarted, edition: str) -> DuelMastersRules:

@@ -39,6 +39,7 @@ from coreflow_judge.adjudicator.game import (
     TriggerSpec,
     UnsupportedRules,
 )
+from coreflow_judge.adjudicator.games.choices import check_action_choices, choice_findings
 from coreflow_judge.adjudicator.games.common import load_edition_data
 from coreflow_judge.adjudicator.plan import Effect, PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
@@ -61,7 +62,9 @@ R_CARD = "il.カード"
 
 def load_edition(edition: str) -> dict[str, Any]:
     """The edition data shipped in the package (never read from outside it)."""
-    return load_edition_data("coreflow_judge.adjudicator.games.i_language", edition)
+    data = load_edition_data("coreflow_judge.adjudicator.games.i_language", edition)
+    check_action_choices(data, f"edition-{edition}.yaml")
+    return data
 
 
 Kind = Literal["normal", "magic"]
@@ -388,6 +391,9 @@ class ILanguageRules(RulesHooks):
         def rep(code: str, msg: str, rule: str = rule, **kw: Any) -> None:
             out.append(finding(code, line.seq, rule, msg, **kw))
 
+        # No action takes a choice when requested (its choices come with its resolution).
+        out += choice_findings(action.name, "request", action.data.get("choices"),
+                               line.choices, line.seq)[0]
         if not self.blind:  # the decks name every card of the game
             for i, c in enumerate(line.costs):
                 if c.ref not in self.cards:
@@ -623,11 +629,19 @@ class _Resolving:
         self.req = req
         self.line = line
         self.roll = roll
-        self.choices = dict(line.choices or {})
-        self.findings: list[Finding] = []
+        found, self.refused = choice_findings(
+            req.action.name, "resolve", req.action.data.get("choices_on_resolve"),
+            line.choices, line.seq)
+        """A choice refused for its shape (or one the action does not take) is read as not
+        recorded; the line has its finding, so the steps add none about a choice."""
+        self.choices = {k: v for k, v in (line.choices or {}).items()
+                        if k not in self.refused}
+        self.findings: list[Finding] = found
         self.mismatch_reported = False
 
     def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
+        if self.refused and code in ("log.choice-missing", "legality.choice-invalid"):
+            return  # the line's choices were refused already: one finding (choices.py)
         self.findings.append(finding(code, self.line.seq, rule, msg, **kw))
 
     # ------------------------------------------------------------------ planning
