@@ -79,6 +79,9 @@ class Ledger:
         derived ones."""
         self.requests: dict[str, Req] = {}
         """Every request of the match by its id (a provisional id until a line names it)."""
+        self.stood_for: set[int] = set()
+        """The seq of every line of the log that stood for a derived line: a rule-system
+        line that says what the rules derive there (the viewer can hide them)."""
         self._auto_id = 0
 
     # ------------------------------------------------------------------ lines
@@ -162,6 +165,7 @@ class Ledger:
             if head.model is ChanceMoved and head.fields["to"] == line.to:
                 expected.popleft()
                 self.complete[head.pos] = line
+                self.stood_for.add(line.seq)
                 return True
         return False
 
@@ -182,6 +186,7 @@ class Ledger:
         if isinstance(line, Trigger):
             expected.extendleft(reversed([e for e in skipped if e.model is Trigger]))
         self.complete[d.pos] = line
+        self.stood_for.add(line.seq)
         if d.req is not None and isinstance(line, Trigger | Stage | Discard):
             self.bind(d.req, line.request)
         return d

@@ -1,11 +1,12 @@
 """``coreflow view``: a match as one self-contained HTML page, to step through in a browser.
 
 The page (:mod:`cli.viewer_page`, imported only when the command runs) shows the timeline
-of lines, the board at the selected line (the stage as a stack, the buffer, the chance
-holder and the pass record, every zone, cards drawn as cards), and the findings at their
-lines; it fetches nothing, so it can be mailed or opened offline. ``--lang ja`` writes it
-in Japanese (``<html lang="ja">``): its labels, the game's names from the edition data,
-each finding's meaning and rule in Japanese, the judge's English sentence kept beside them.
+of lines by turn (derived lines greyed, and hidden on request), the board at the selected
+line (the stage as a stack, the buffer, the chance holder and the pass record, every zone,
+cards drawn as cards), and the findings at their lines; it fetches nothing, so it can be
+mailed or opened offline. ``--lang ja`` writes it in Japanese (``<html lang="ja">``): its
+labels, the game's names from the edition data, each finding's meaning and rule in
+Japanese, the judge's English sentence kept beside them.
 
 Exit status: 0 the page was written, 2 the match could not be read or the page not
 written (a missing log, an unknown viewer, an OUT that cannot be written).
@@ -36,7 +37,8 @@ def view_command(
     """Write a match as one HTML page: timeline, board at each line, findings.
 
     The page needs no network and no other file. In the browser: left and right arrows
-    (or j and k) step through the lines, Home and End go to the first and the last, a
+    (or j and k) step through the lines, Home and End go to the first and the last, n and
+    p to the next and previous finding, d hides the derived lines, t goes to a turn; a
     click on a line selects it; OUT.html#11 opens at line 11.
 
     Example: coreflow view fixtures/examples/disputed-counter.jsonl --html demo-1.html

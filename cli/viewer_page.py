@@ -7,12 +7,17 @@ parts (nothing here decides a rule):
   :func:`~projections.view.board_view` (what ``coreflow board --view`` uses) for a player
   or a spectator;
 * the lines, as the viewer may read them (:meth:`MatchView.log
-  <projections.view.MatchView.log>` for a player or a spectator);
+  <projections.view.MatchView.log>` for a player or a spectator), each derived line
+  marked (``derived``: the judge matched it with a line the rules write themselves,
+  :attr:`Ledger.stood_for <adjudicator.ledger.Ledger.stood_for>`, and no finding is
+  about it), so that the page can grey and hide them;
 * the judge's findings (:func:`~adjudicator.judge.judge_lines`), redacted for the viewer
   (:meth:`MatchView.findings <projections.view.MatchView.findings>`), each with its rule's
   statement and its expected and recorded values in words, as the text report says them;
   in Japanese also the code's meaning, the statement in Japanese and the judge's sentence
-  kept in English, as ``judge --lang ja`` says them;
+  kept in English, as ``judge --lang ja`` says them; for an error, what the rules wanted
+  next (:attr:`Finding.next <adjudicator.findings.Finding.next>`) in words, as the text
+  report's "Under the rules, next" (no card: it is the table's state without its cards);
 * in Japanese, the game's names for its actions, characters, zones and board words from
   its edition data (:func:`cli.i18n.japanese_labels`), and the speeds, timings and
   severities of :data:`cli.i18n.TEXTS`;
@@ -32,7 +37,8 @@ a 600-line match is a few hundred kilobytes (tests/test_viewer.py measures it).
 What a player's or a spectator's page holds: the board after each line as ``coreflow
 board --view`` shows it at that line (what the viewer saw then), and the lines and
 findings as ``coreflow log --view`` and ``judge --view`` show them at the end of the log
-(a card is named only if it is in sight then and at the end).
+(a card is named only if it is in sight then and at the end). The derived marks and the
+next steps name no card; the script groups the lines by turn from the boards it holds.
 """
 
 from __future__ import annotations
@@ -46,10 +52,10 @@ from types import MappingProxyType
 from typing import Any
 
 from coreflow_judge.adjudicator.findings import Finding, meaning
-from coreflow_judge.adjudicator.judge import judge_lines
+from coreflow_judge.adjudicator.judge import Report, judge_lines
 from coreflow_judge.adjudicator.plugins import card_as_written, game_plugin, is_registered
 from coreflow_judge.cli.i18n import TEXTS, japanese_labels, text
-from coreflow_judge.cli.render import card_words, result_text, words_of
+from coreflow_judge.cli.render import card_words, next_text, result_text, words_of
 from coreflow_judge.cli.rule_text import rule_statement
 from coreflow_judge.events.models import LogLine, MatchStarted
 from coreflow_judge.events.reader import LineError
@@ -97,7 +103,22 @@ LABELS_EN: Mapping[str, str] = MappingProxyType({
     "findings_all": "All findings",
     "no_findings_here": "no finding at this line",
     "no_findings": "no findings: the log follows the rules",
-    "findings_so_far": "findings so far: {count} ({errors} errors)",
+    "findings_so_far": "up to this line: {findings}",
+    "findings_total": "in all: {findings}",
+    "count_findings": "{count} findings: {counts}",
+    "count_findings_one": "1 finding: {counts}",
+    "count_errors": "{count} errors",
+    "count_errors_one": "1 error",
+    "count_none": "no findings",
+    "count_more": " (and {count} that follow from them)",
+    "count_more_one": " (and 1 that follows from them)",
+    "count_more_it": " (and {count} that follow from it)",
+    "count_more_it_one": " (and 1 that follows from it)",
+    "comma": ", ",
+    "count_warnings": "{count} warnings",
+    "count_warnings_one": "1 warning",
+    "count_infos": "{count} info",
+    "count_infos_one": "1 info",
     "meaning": "meaning",
     "rule": "rule",
     "finding": "what happened",
@@ -105,6 +126,7 @@ LABELS_EN: Mapping[str, str] = MappingProxyType({
     "recorded": "recorded",
     "follows": "follows from",
     "follows_text": "line {seq} ({code}): without that line, this one keeps the rules",
+    "next": "under the rules, next",
     "result": "result",
     "known": "known",
     "cards": "{count} cards",
@@ -121,7 +143,22 @@ LABELS_EN: Mapping[str, str] = MappingProxyType({
     "fizzled": "fizzled",
     "passes_line": "{player} passes",
     "the_line": "Line {seq}",
-    "keys": "← → or j k: step · Home End: first, last · click a line",
+    "keys": "← → or j k: step · n p: next, previous finding · d: derived lines · t: turn "
+            "· Home End: first, last",
+    "finding_next": "next finding ▶",
+    "finding_previous": "◀ previous finding",
+    "finding_none_after": "no finding after this line",
+    "finding_none_before": "no finding before this line",
+    "hide_derived": "hide derived lines ({count})",
+    "derived": "derived: a line the rules write themselves (the log may leave it out)",
+    "go_turn": "go to turn",
+    "go": "go",
+    "turn_none": "no turn {turn} (turns {first} to {last})",
+    "turn_head": "turn {turn} · {player}",
+    "before_turns": "before the first turn",
+    "lines": "{count} lines",
+    "lines_one": "1 line",
+    "fold": "click to fold or unfold the turn",
     "seen_by": "seen by {viewer}: hidden cards show as ? or face down",
 })
 """Every text the page says of its own in English (the log's and the rules' texts and the
@@ -162,7 +199,22 @@ LABELS_JA: Mapping[str, str] = MappingProxyType({
     "findings_all": "すべての指摘",
     "no_findings_here": "この行に指摘なし",
     "no_findings": "指摘なし：ログはルールどおり",
-    "findings_so_far": "ここまでの指摘: {count}件（エラー {errors}件）",
+    "findings_so_far": "この行まで: {findings}",
+    "findings_total": "全体: {findings}",
+    "count_findings": "指摘 {count}件（{counts}）",
+    "count_findings_one": "指摘 1件（{counts}）",
+    "count_errors": "エラー {count}件",
+    "count_errors_one": "エラー 1件",
+    "count_none": "指摘なし",
+    "count_more": "（ほかにそれに起因するもの {count}件）",
+    "count_more_one": "（ほかにそれに起因するもの 1件）",
+    "count_more_it": "（ほかにそれに起因するもの {count}件）",
+    "count_more_it_one": "（ほかにそれに起因するもの 1件）",
+    "comma": "、",
+    "count_warnings": "警告 {count}件",
+    "count_warnings_one": "警告 1件",
+    "count_infos": "情報 {count}件",
+    "count_infos_one": "情報 1件",
     "meaning": "意味",
     "rule": "規則",
     "finding": "指摘(英)",
@@ -170,6 +222,7 @@ LABELS_JA: Mapping[str, str] = MappingProxyType({
     "recorded": "記録値",
     "follows": "起因",
     "follows_text": "{seq}行目（{code}）：その行がなければ、この行はルールどおり",
+    "next": "ルール上、次は",
     "result": "結果",
     "known": "判明",
     "cards": "{count}枚",
@@ -186,7 +239,22 @@ LABELS_JA: Mapping[str, str] = MappingProxyType({
     "fizzled": "不発",
     "passes_line": "{player} パス",
     "the_line": "{seq}行目",
-    "keys": "← → または j k: 移動 · Home End: 最初、最後 · 行をクリックで選択",
+    "keys": "← → または j k: 移動 · n p: 次・前の指摘 · d: 導出行 · t: ターン · Home End: "
+            "最初、最後",
+    "finding_next": "次の指摘 ▶",
+    "finding_previous": "◀ 前の指摘",
+    "finding_none_after": "この行より後に指摘なし",
+    "finding_none_before": "この行より前に指摘なし",
+    "hide_derived": "導出行を隠す（{count}行）",
+    "derived": "導出行：ルールが自ら書く行（ログは省略してよい）",
+    "go_turn": "ターンへ移動",
+    "go": "移動",
+    "turn_none": "ターン{turn}はない（ターン{first}〜{last}）",
+    "turn_head": "ターン{turn} · {player}",
+    "before_turns": "最初のターンの前",
+    "lines": "{count}行",
+    "lines_one": "1行",
+    "fold": "クリックでターンを折りたたむ・開く",
     "seen_by": "{viewer} から見た盤面：見えないカードは ? または裏向きで表示",
 })
 """:data:`LABELS_EN` in Japanese: the same keys, the same ``{name}`` fields
@@ -284,7 +352,7 @@ def _line_data(line: LogLine) -> dict[str, Any]:
 
 
 def _finding_data(f: Finding, game: str, cards: Callable[[str], str],
-                  lang: str) -> dict[str, Any]:
+                  action_name: Callable[[str], str], lang: str) -> dict[str, Any]:
     out: dict[str, Any] = {
         "seq": f.seq, "code": f.code, "severity": f.severity, "rule": f.rule,
         "statement": rule_statement(f.rule, game, lang), "message": cards(f.message),
@@ -294,9 +362,26 @@ def _finding_data(f: Finding, game: str, cards: Callable[[str], str],
     if f.expected is not None or f.actual is not None:
         out["expected"] = words_of(f.expected, cards, lang)
         out["actual"] = words_of(f.actual, cards, lang)
+    if f.next is not None:  # the table's state, no card (adjudicator/next_step.py)
+        out["next"] = cards(next_text(f.next, action_name, lang))
     if f.caused_by is not None:
         out["caused_by"] = {"seq": f.caused_by[0], "code": f.caused_by[1]}
     return out
+
+
+def _action_namer(report: Report, lang: str) -> Callable[[str], str]:
+    """An action id's name in ``lang``, as the text report says it: the edition data's
+    Japanese name, else the rules' name, else the id."""
+    labels = japanese_labels(report.rules) if lang == "ja" else None
+    rules = report.flow.rules if report.flow is not None else None
+
+    def name(aid: str) -> str:
+        if labels is not None and aid in labels.actions:
+            return labels.actions[aid]
+        action = rules.action(aid) if rules is not None else None
+        return action.name if action is not None else aid
+
+    return name
 
 
 def _fixed_words(lang: str, *kinds: str) -> dict[str, str]:
@@ -341,6 +426,8 @@ def match_data(items: Sequence[tuple[int, Item]], viewer: str = JUDGE,
     def in_words(text: str) -> str:
         return card_words(text, names, card_text)
 
+    action_name = _action_namer(report, lang)
+
     boards: list[dict[str, Any]] = []
     cache: dict[int, dict[str, Any]] = {}
     for seq in projector.seqs:
@@ -355,6 +442,10 @@ def match_data(items: Sequence[tuple[int, Item]], viewer: str = JUDGE,
                 board.pop("view", None)
             cache[seq] = board
         boards.append(cache[seq])
+    # A line the judge matched with a line the rules derive, and no finding is about:
+    # the page can hide it (a line with a finding always shows).
+    stood_for = report.flow.ledger.stood_for if report.flow is not None else set()
+    derived = stood_for - {f.seq for f in report.findings}
     readable = iter(view.log() if viewer != JUDGE else [])
     lines: list[dict[str, Any]] = []
     for pos, ((no, item), seq) in enumerate(zip(projector.items, projector.seqs, strict=True)):
@@ -367,6 +458,8 @@ def match_data(items: Sequence[tuple[int, Item]], viewer: str = JUDGE,
                 entry["line"].pop("hash", None)
         if pos in projector.skipped:
             entry["taken_back"] = True
+        elif not isinstance(item, LineError) and item.seq in derived:
+            entry["derived"] = True
         if no != pos + 1:
             entry["no"] = no
         lines.append(entry)
@@ -385,7 +478,7 @@ def match_data(items: Sequence[tuple[int, Item]], viewer: str = JUDGE,
         },
         "lines": lines,
         "boards": encoded,
-        "findings": [_finding_data(f, game, in_words, lang) for f in findings],
+        "findings": [_finding_data(f, game, in_words, action_name, lang) for f in findings],
         "cards": {raw: said for raw, said in shown.items() if said != raw},
     }
 

@@ -35,6 +35,8 @@ KEYS: dict[str, tuple[str, int, str]] = {
     "ArrowDown": ("ArrowDown", 40, ""), "ArrowUp": ("ArrowUp", 38, ""),
     "Home": ("Home", 36, ""), "End": ("End", 35, ""),
     "j": ("KeyJ", 74, "j"), "k": ("KeyK", 75, "k"),
+    "n": ("KeyN", 78, "n"), "p": ("KeyP", 80, "p"), "d": ("KeyD", 68, "d"),
+    "t": ("KeyT", 84, "t"), "Enter": ("Enter", 13, "\r"), "Escape": ("Escape", 27, ""),
 }
 
 
@@ -191,6 +193,10 @@ class Chromium:
         self.call("Input.dispatchKeyEvent", session=True, type="keyUp", key=key, code=code,
                   windowsVirtualKeyCode=number)
 
+    def type_text(self, text: str) -> None:
+        """Type ``text`` into the focused element, as an input method would insert it."""
+        self.call("Input.insertText", session=True, text=text)
+
     def click(self, selector: str) -> None:
         """A real mouse click in the middle of the element ``selector`` names (scrolled
         into view first)."""
@@ -205,6 +211,20 @@ class Chromium:
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", session=True, type=kind, x=x, y=y,
                       button="left", clickCount=1)
+
+    def platform_fonts(self, selector: str) -> list[str]:
+        """The family of every font of this machine that drew the text of the first
+        element ``selector`` names (``CSS.getPlatformFontsForNode``): what the browser
+        really used, after the style's font-family list and the system's fallbacks."""
+        self.call("DOM.enable", session=True)
+        self.call("CSS.enable", session=True)
+        root = self.call("DOM.getDocument", session=True)["root"]["nodeId"]
+        node = self.call("DOM.querySelector", session=True, nodeId=root,
+                         selector=selector)["nodeId"]
+        if not node:
+            raise BrowserError(f"nothing in the page matches {selector!r}")
+        fonts = self.call("CSS.getPlatformFontsForNode", session=True, nodeId=node)["fonts"]
+        return [f["familyName"] for f in fonts if f.get("glyphCount", 0) > 0]
 
     def screenshot(self) -> bytes:
         """The viewport as a PNG."""

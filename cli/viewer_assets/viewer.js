@@ -55,6 +55,30 @@
     }
     return parent;
   }
+  // A label by a count: ``one`` for 1, else ``many`` with {count} (and ``values``).
+  function sayCount(one, many, n, values) {
+    const all = Object.assign({ count: n }, values || {});
+    return n === 1 ? say(one, all) : say(many, all);
+  }
+  // How many findings, errors and warnings, as the text report counts them: an error that
+  // follows from another (caused_by) is counted apart, after the errors it follows from;
+  // then the info findings (a correction's lines taken back), which the report leaves out.
+  function findingCounts(list) {
+    if (!list.length) return L.count_none;
+    const errors = list.filter(function (f) { return f.severity === "error"; });
+    const roots = errors.filter(function (f) { return f.caused_by === undefined; }).length;
+    const more = errors.length - roots;
+    const warnings = list.filter(function (f) { return f.severity === "warning"; }).length;
+    let counts = sayCount("count_errors_one", "count_errors", roots);
+    if (more) {
+      counts += roots > 1 ? sayCount("count_more_one", "count_more", more)
+        : sayCount("count_more_it_one", "count_more_it", more);
+    }
+    counts += L.comma + sayCount("count_warnings_one", "count_warnings", warnings);
+    const infos = list.length - errors.length - warnings;  // said only when there are some
+    if (infos) counts += L.comma + sayCount("count_infos_one", "count_infos", infos);
+    return sayCount("count_findings_one", "count_findings", list.length, { counts: counts });
+  }
   function words(key) { return String(key).replace(/_/g, " "); }
   function has(table, key) { return Object.prototype.hasOwnProperty.call(table, key); }
   // A board key (a zone, a flag) and a board value (a state, a kind) in the page's
@@ -211,30 +235,206 @@
     if (!findingsAt.has(f.seq)) findingsAt.set(f.seq, []);
     findingsAt.get(f.seq).push(f);
   }
+  // The turn a line was played in: the turn of the board before it. So the line that ends a
+  // turn (the End's resolution, after which the rules start the next) is the turn's last,
+  // and the next turn opens with its start line, or, in a log that leaves it out, with the
+  // first line after. The lines before the first turn (turn 0, no turn player) have none.
+  function column(name) {
+    return B.paths.findIndex(function (p) { return p.length === 1 && p[0] === name; });
+  }
+  const TURN_COLUMN = column("turn");
+  const TURN_PLAYER_COLUMN = column("turn_player");
+  function valueAt(index, c) {
+    const i = c < 0 || index < 0 ? -1 : B.rows[index][c];
+    return i < 0 || B.parts[i] === undefined ? null : B.parts[i];
+  }
+  function turnBefore(index) {
+    const turn = valueAt(index - 1, TURN_COLUMN);
+    return typeof turn === "number" && turn > 0 && valueAt(index - 1, TURN_PLAYER_COLUMN) !== null
+      ? turn : null;
+  }
   const rows = [];
+  const groups = [];  // {turn, player, first, last, box, head}: the lines of one turn
+  const groupOf = [];  // line index -> its group
+  const findingRows = [];  // the lines a finding is about, in order
+  let tools = null;
+  function markOf(here) {
+    const level = here.some(function (f) { return f.severity === "error"; }) ? "error"
+      : here.some(function (f) { return f.severity === "warning"; }) ? "warning" : "info";
+    return { level: level, sign: { error: "\u25cf", warning: "\u25b2", info: "\u25cb" }[level] };
+  }
+  function groupHead(g, lines, here) {
+    const head = el("div", "turn-head");
+    head.dataset.turn = g.turn === null ? "" : String(g.turn);
+    head.title = L.fold;
+    add(head, el("span", "fold", "\u25be"),
+        el("span", "name", g.turn === null ? L.before_turns
+          : say("turn_head", { turn: g.turn, player: g.player === null ? "?" : g.player })),
+        el("span", "count", sayCount("lines_one", "lines", lines)));
+    for (const level of ["error", "warning"]) {
+      const n = here.filter(function (f) { return f.severity === level; }).length;
+      if (n) add(head, el("span", "mark " + level, (level === "error" ? "\u25cf" : "\u25b2") + n));
+    }
+    head.addEventListener("click", function () { fold(g, !g.box.classList.contains("folded")); });
+    return head;
+  }
+  function buildTools(nav) {
+    tools = el("div", "tools");
+    tools.id = "tools";
+    add(tools, el("h2", null, L.timeline));
+    const bar = el("div", "bar");
+    const previous = el("button", null, L.finding_previous);
+    previous.id = "previous-finding";
+    previous.type = "button";
+    previous.addEventListener("click", function () { toFinding(-1); nav.focus(); });
+    const next = el("button", null, L.finding_next);
+    next.id = "next-finding";
+    next.type = "button";
+    next.addEventListener("click", function () { toFinding(1); nav.focus(); });
+    const told = el("span", "note");
+    told.id = "finding-message";
+    add(bar, previous, next, told);
+    const derived = LINES.filter(function (e) { return e.derived; }).length;
+    const hide = el("input");
+    hide.type = "checkbox";
+    hide.id = "hide-derived";
+    hide.addEventListener("change", function () { hideDerived(hide.checked); nav.focus(); });
+    const hideLabel = add(el("label", "check"), hide, " " + say("hide_derived", { count: derived }));
+    hideLabel.title = L.derived;
+    const form = el("form", "turn-form");
+    form.id = "go-turn";
+    const input = el("input");
+    input.id = "turn-input";
+    input.type = "number";
+    input.min = "0";
+    input.step = "1";
+    const turns = groups.filter(function (g) { return g.turn !== null; });
+    if (turns.length) {
+      const first = turns[0].turn;
+      const last = turns[turns.length - 1].turn;
+      input.placeholder = first === last ? String(first) : first + "\u2013" + last;
+    }
+    const go = el("button", null, L.go);
+    go.type = "submit";
+    const turnTold = el("span", "note");
+    turnTold.id = "turn-message";
+    add(form, add(el("label"), L.go_turn + " ", input), " ", go, " ", turnTold);
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      toTurn(input.value);
+    });
+    input.addEventListener("keydown", function (event) {
+      if (event.key === "Escape") { event.preventDefault(); nav.focus(); }
+    });
+    add(tools, bar, add(el("div", "bar"), hideLabel, form));
+    nav.appendChild(tools);
+  }
   function buildTimeline() {
     const nav = document.getElementById("timeline");
-    add(nav, el("h2", null, L.timeline));
+    LINES.forEach(function (entry, index) {
+      const turn = turnBefore(index);
+      const last = groups[groups.length - 1];
+      if (!last || last.turn !== turn) {
+        groups.push({ turn: turn, player: valueAt(index - 1, TURN_PLAYER_COLUMN), first: index,
+                      last: index, box: null, head: null });
+      } else {
+        last.last = index;
+      }
+      groupOf.push(groups[groups.length - 1]);
+    });
+    buildTools(nav);
+    for (const g of groups) {
+      g.box = el("div", "turn");
+      g.box.dataset.turn = g.turn === null ? "" : String(g.turn);
+      const here = FINDINGS.filter(function (f) {
+        const i = firstOfSeq.get(f.seq);
+        return i !== undefined && i >= g.first && i <= g.last;
+      });
+      g.head = groupHead(g, g.last - g.first + 1, here);
+      add(g.box, g.head);
+      nav.appendChild(g.box);
+    }
     LINES.forEach(function (entry, index) {
       const row = el("div", "tl " + kind(entry.line));
       row.dataset.index = String(index);
       row.dataset.seq = String(entry.seq);
       if (entry.taken_back) { row.classList.add("taken"); row.title = L.taken_back; }
+      if (entry.derived) { row.classList.add("derived"); row.title = L.derived; }
       const here = findingsAt.get(entry.seq) || [];
       const first = firstOfSeq.get(entry.seq) === index;
       const mark = el("span", "mark");
       if (first && here.length) {
-        const error = here.some(function (f) { return f.severity === "error"; });
-        mark.classList.add(error ? "error" : "warning");
-        mark.textContent = error ? "\u25cf" : "\u25b2";
+        const m = markOf(here);
+        mark.classList.add(m.level);
+        mark.textContent = m.sign;
         mark.title = here.map(function (f) { return f.code; }).join(", ");
         row.classList.add("has-finding");
+        findingRows.push(index);
       }
       add(row, el("span", "seq", entry.seq), mark, summary(entry));
       row.addEventListener("click", function () { select(index); });
       rows.push(row);
-      nav.appendChild(row);
+      groupOf[index].box.appendChild(row);
     });
+    fitTools();
+    // The tools grow when a message wraps onto a line of its own, or the window narrows.
+    if (window.ResizeObserver) new ResizeObserver(fitTools).observe(tools);
+    else window.addEventListener("resize", fitTools);
+  }
+  // The timeline keeps a line it scrolls to below its sticky tools and turn heading.
+  function fitTools() {
+    const nav = document.getElementById("timeline");
+    const head = groups.length ? groups[0].head.offsetHeight : 0;
+    nav.style.setProperty("--tools-height", tools.offsetHeight + "px");
+    nav.style.scrollPaddingTop = (tools.offsetHeight + head + 2) + "px";
+  }
+  function fold(g, folded) {
+    g.box.classList.toggle("folded", folded);
+    g.head.querySelector(".fold").textContent = folded ? "\u25b8" : "\u25be";
+  }
+  function hideDerived(on) {
+    document.getElementById("hide-derived").checked = on;
+    document.getElementById("timeline").classList.toggle("hide-derived", on);
+    document.body.dataset.hideDerived = on ? "1" : "";
+    if (current >= 0) rows[current].scrollIntoView({ block: "nearest" });
+  }
+  // A line the timeline shows now (the selected line always shows).
+  function shown(index) { return index === current || rows[index].offsetParent !== null; }
+  function stepFrom(index, direction) {
+    for (let i = index + direction; i >= 0 && i < rows.length; i += direction) {
+      if (shown(i)) return i;
+    }
+    return index >= 0 && index < rows.length ? index : Math.max(0, Math.min(rows.length - 1, index));
+  }
+  function toFinding(direction) {
+    const told = document.getElementById("finding-message");
+    const found = direction > 0 ? findingRows.find(function (i) { return i > current; })
+      : findingRows.slice().reverse().find(function (i) { return i < current; });
+    if (found === undefined) {
+      told.textContent = direction > 0 ? L.finding_none_after : L.finding_none_before;
+      return;
+    }
+    told.textContent = "";
+    select(found, "center");
+  }
+  function toTurn(value) {
+    const told = document.getElementById("turn-message");
+    const wanted = parseInt(String(value), 10);
+    const g = groups.find(function (x) { return x.turn !== null && x.turn === wanted; });
+    if (!g) {
+      const turns = groups.filter(function (x) { return x.turn !== null; });
+      told.textContent = say("turn_none", {
+        turn: isNaN(wanted) ? String(value) : wanted,
+        first: turns.length ? turns[0].turn : L.none,
+        last: turns.length ? turns[turns.length - 1].turn : L.none });
+      return;
+    }
+    told.textContent = "";
+    fold(g, false);
+    let to = g.first;
+    for (let i = g.first; i <= g.last; i++) if (rows[i].offsetParent !== null) { to = i; break; }
+    select(to, "start");
+    document.getElementById("timeline").focus();
   }
 
   // ------------------------------------------------------------------ the board
@@ -344,7 +544,7 @@
     if (jump) {  // the list of all findings: one line each, a click goes to its line
       if (f.meaning !== undefined) add(box, " ", el("span", "meaning", f.meaning + ":"));
       add(box, " ", suited(f.message, "message"));
-      box.addEventListener("click", function () { select(indexOfSeq(f.seq)); });
+      box.addEventListener("click", function () { select(indexOfSeq(f.seq), "center"); });
       return box;
     }
     const dl = el("dl");
@@ -355,6 +555,7 @@
       add(dl, el("dt", null, L.expected), add(el("dd"), suited(f.expected, "expected")));
       add(dl, el("dt", null, L.recorded), add(el("dd"), suited(f.actual, "actual")));
     }
+    if (f.next !== undefined) add(dl, el("dt", null, L.next), add(el("dd", "next"), suited(f.next, "text")));
     if (f.caused_by !== undefined) {
       add(dl, el("dt", null, L.follows), el("dd", "follows", say("follows_text", f.caused_by)));
     }
@@ -420,8 +621,9 @@
     if (!mine.length) add(here, el("div", "empty", L.no_findings_here));
     for (const f of mine) add(here, findingBox(f, false));
     const sofar = FINDINGS.filter(function (f) { return f.seq <= entry.seq; });
-    const errors = sofar.filter(function (f) { return f.severity === "error"; }).length;
-    add(here, el("div", "note", say("findings_so_far", { count: sofar.length, errors: errors })));
+    const counted = el("div", "note", say("findings_so_far", { findings: findingCounts(sofar) }));
+    counted.id = "findings-so-far";
+    add(here, counted);
     add(root, here);
 
     const players = el("div", "players");
@@ -435,6 +637,11 @@
     add(all, el("h2", null, L.findings_all));
     if (!FINDINGS.length) add(all, el("div", "empty", L.no_findings));
     for (const f of FINDINGS) add(all, findingBox(f, true));
+    if (FINDINGS.length) {
+      const total = el("div", "note", say("findings_total", { findings: findingCounts(FINDINGS) }));
+      total.id = "findings-total";
+      add(all, total);
+    }
     add(all, el("div", "note", L.result + ": " + M.result));
     for (const n of M.notes) add(all, el("div", "note", n));
     add(root, all);
@@ -451,15 +658,24 @@
   function indexOfSeq(seq) {
     return firstOfSeq.has(seq) ? firstOfSeq.get(seq) : 0;
   }
-  function select(index) {
+  // Select a line: ``how`` scrolls it into the timeline (``nearest`` for a step, ``center``
+  // or ``start`` for a jump), below the sticky tools and turn heading; a folded turn opens.
+  function select(index, how) {
     index = Math.max(0, Math.min(LINES.length - 1, index));
     if (current >= 0) rows[current].classList.remove("selected");
     current = index;
     const row = rows[index];
     row.classList.add("selected");
-    row.scrollIntoView({ block: "nearest" });
+    const g = groupOf[index];
+    if (g.box.classList.contains("folded")) fold(g, false);
+    row.scrollIntoView({ block: how || "nearest" });
     document.body.dataset.index = String(index);
     document.body.dataset.seq = String(LINES[index].seq);
+    document.getElementById("previous-finding").disabled =
+      !findingRows.some(function (i) { return i < index; });
+    document.getElementById("next-finding").disabled =
+      !findingRows.some(function (i) { return i > index; });
+    document.getElementById("finding-message").textContent = "";
     renderBoard(index);
     if (history.replaceState) {
       try { history.replaceState(null, "", "#" + LINES[index].seq); } catch (e) { /* file: */ }
@@ -467,12 +683,24 @@
   }
   function onKey(event) {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) return;
     let to = null;
     switch (event.key) {
-      case "ArrowRight": case "ArrowDown": case "j": to = current + 1; break;
-      case "ArrowLeft": case "ArrowUp": case "k": to = current - 1; break;
-      case "Home": to = 0; break;
-      case "End": to = LINES.length - 1; break;
+      case "ArrowRight": case "ArrowDown": case "j": to = stepFrom(current, 1); break;
+      case "ArrowLeft": case "ArrowUp": case "k": to = stepFrom(current, -1); break;
+      case "Home": to = stepFrom(-1, 1); break;
+      case "End": to = stepFrom(LINES.length, -1); break;
+      case "n": event.preventDefault(); toFinding(1); return;
+      case "p": event.preventDefault(); toFinding(-1); return;
+      case "d": event.preventDefault(); hideDerived(!document.getElementById("hide-derived").checked); return;
+      case "t": {
+        event.preventDefault();
+        const input = document.getElementById("turn-input");
+        input.focus();
+        input.select();
+        return;
+      }
       default: return;
     }
     event.preventDefault();
@@ -502,8 +730,8 @@
     const wanted = parseInt(String(location.hash).replace(/^#/, ""), 10);
     return isNaN(wanted) ? 0 : indexOfSeq(wanted);
   }
-  window.addEventListener("hashchange", function () { select(fromHash()); });
-  select(fromHash());
+  window.addEventListener("hashchange", function () { select(fromHash(), "center"); });
+  select(fromHash(), "center");
   document.getElementById("timeline").focus();
   document.body.dataset.ready = "1";
 })();
