@@ -85,12 +85,16 @@ def test_an_illusion_left_out_is_not_recorded_and_an_empty_one_is_none() -> None
     assert rules(flow).find(ch.ref) is ch and ch.kind == "soldier"
 
 
-def test_an_empty_bulwark_order_names_no_bulwark() -> None:
+def test_an_empty_bulwark_order_reorders_nothing() -> None:
+    """幻影's bulwark order is optional (docs/choices.md): left out or [], the field order
+    is kept; an order that leaves a bulwark out is invalid."""
     flow = table(trumps={"alice": ["H7"], "bob": []})
     soldier(flow, "alice", ["D2"], kind="bulwark")
-    assert resolve(flow, "illusion", choices={"soldiers": [], "bulwark_order": []}) == [
-        INVALID]
-    assert resolve(flow, "illusion", choices={"soldiers": []}) == []  # order kept
+    soldier(flow, "alice", ["H3"], kind="bulwark")
+    assert resolve(flow, "illusion", choices={"soldiers": [], "bulwark_order": []}) == []
+    assert resolve(flow, "illusion", choices={"soldiers": []}) == []
+    assert resolve(flow, "illusion", choices={"soldiers": [],
+                                              "bulwark_order": ["alice:H3"]}) == [INVALID]
 
 
 def test_a_salvation_order_recorded_empty_is_invalid() -> None:
