@@ -1,5 +1,6 @@
 """Packages: the repository's top-level folders, installed under the ``coreflow_judge``
-namespace (``adjudicator/`` -> ``coreflow_judge.adjudicator`` and so on).
+package (``adjudicator/`` -> ``coreflow_judge.adjudicator`` and so on); the folder
+``api/`` is ``coreflow_judge`` itself, the public Python API (docs/api.md).
 
 Everything else about the distribution is in pyproject.toml; only the package mapping is
 here, because it is computed from the folders (a new game folder needs no edit).
@@ -9,11 +10,13 @@ from setuptools import find_packages, setup
 
 NAMESPACE = "coreflow_judge"
 FOLDERS = ["adjudicator", "events", "projections", "cli", "audit"]
+API = "api"
+"""The folder installed as the package ``coreflow_judge`` itself (its ``__init__.py``)."""
 
-packages = [f"{NAMESPACE}.{name}"
-            for name in find_packages(include=[f"{f}*" for f in FOLDERS] + FOLDERS)]
+packages = [NAMESPACE] + [f"{NAMESPACE}.{name}"
+                          for name in find_packages(include=[f"{f}*" for f in FOLDERS] + FOLDERS)]
 
 setup(
     packages=packages,
-    package_dir={f"{NAMESPACE}.{f}": f for f in FOLDERS},
+    package_dir={NAMESPACE: API} | {f"{NAMESPACE}.{f}": f for f in FOLDERS},
 )

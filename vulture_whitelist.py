@@ -59,4 +59,8 @@ _.cmd_actions
 _.cmd_board
 _.cmd_exit
 # pytest fixtures asked for by name (``usefixtures``), not called.
-_simulator_defects
+_._simulator_defects
+# Python: a module's __getattr__ and __dir__ (PEP 562), the lazy names of the package
+# coreflow_judge (api/__init__.py).
+_.__getattr__
+_.__dir__

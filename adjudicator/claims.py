@@ -38,6 +38,49 @@ def _same_face(a: Any, b: Any) -> bool:
     return False
 
 
+def _cards_in_plan_order(planned: list[Any], claimed: list[Any]) -> list[Any] | None:
+    """The claimed cards in the plan's order, each matched with a planned card it fits
+    (a face the log does not show fits any); None when they are not the same cards."""
+    left = list(claimed)
+    out = []
+    for card in planned:
+        hit = next((i for i, c in enumerate(left) if c == card), None)
+        if hit is None:
+            hit = next((i for i, c in enumerate(left) if _same_face(card, c)), None)
+        if hit is None:
+            return None
+        out.append(left.pop(hit))
+    return out if not left else None
+
+
+def unit_named_as_planned(planned: Iterable[Mapping[str, Any]],
+                          claimed: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The claims, each ``enter`` of a character of several cards read with the plan's
+    naming where it names the same entry by another of its cards.
+
+    match-log.md, References: a character put onto the field by an effect is named by the
+    card its ``enter`` claim names first, and any card of a unit of several cards names
+    that unit. So an ``enter`` claim listing the same cards in another order, its
+    ``character`` one of them, is the same entry as the planned one (the giant of ♥K and
+    ♦K entered as ``alice:D13`` with ``[alice:D13, alice:H13]``)."""
+    enters = [o for o in planned if o.get("op") == "enter" and len(o.get("cards") or []) > 1]
+    out = []
+    for t in claimed:
+        cards = t.get("cards")
+        if t.get("op") == "enter" and isinstance(cards, list) and len(cards) > 1 \
+                and t.get("character") in cards:
+            for o in enters:
+                if o.get("as") != t.get("as") or (
+                        o.get("character") == t.get("character") and list(o["cards"]) == cards):
+                    continue  # another entry, or named as planned already
+                ordered = _cards_in_plan_order(list(o["cards"]), cards)
+                if ordered is not None:
+                    t = {**t, "character": o.get("character"), "cards": ordered}
+                    break
+        out.append(dict(t))
+    return out
+
+
 @dataclass(slots=True)
 class ClaimDiff:
     """How the log's claims and the plan's effects differ."""
@@ -52,10 +95,12 @@ class ClaimDiff:
 
 
 def compare(planned: Iterable[Effect], claimed: Iterable[Mapping[str, Any]]) -> ClaimDiff:
-    """Pair each claim with the first planned effect it fits; return what is left over."""
+    """Pair each claim with the first planned effect it fits; return what is left over.
+    A unit's ``enter`` claimed under another of its cards is the planned one
+    (:func:`unit_named_as_planned`)."""
     unmatched = list(planned)
     extra: list[Effect] = []
-    for t in claimed:
+    for t in unit_named_as_planned(unmatched, claimed):
         hit = next((o for o in unmatched if effect_fits(o, t)), None)
         if hit is None:
             extra.append(dict(t))

@@ -335,7 +335,10 @@ class CoreFlow:
             for req in above:
                 self.stage.remove(req)
                 req.status = "dropped"
-                self.ledger.omit_of(req, Stage)  # the table never staged it
+                # The table never played it: the complete log does not invent its trigger
+                # or staging either, so the log and its normalized form are ruled alike.
+                self.ledger.omit_of(req, Trigger)
+                self.ledger.omit_of(req, Stage)
             del self.findings[before:]
             names = ", ".join(f"{r.action.name} ({r.id}) of {r.controller}" for r in above)
             self.report("order.trigger-missed", "core[6-1]",
@@ -592,21 +595,27 @@ class CoreFlow:
         self._record_pass(self.chance)
 
     # ------------------------------------------------------------------ [6] trigger check
-    def add_triggers(self, specs: list[TriggerSpec]) -> None:
+    def add_triggers(self, specs: list[TriggerSpec], named: dict[int, str] | None = None,
+                     ) -> None:
         """[6-1]: every triggered request goes into the buffer (under a provisional id
-        until a line of the log names it)."""
-        for spec in specs:
+        until a line of the log names it; ``named``: the ids of those, by index, whose
+        trigger line the log already wrote, :meth:`_announce_held`)."""
+        for k, spec in enumerate(specs):
             action = self.rules.action(spec.action)
             if action is None:
                 continue
+            rid = (named or {}).get(k)
             req = Req(
-                id=self.ledger.provisional_id(), action=action, controller=spec.controller,
-                seq=self.last_seq, triggered=True, source=spec.source, status="buffer",
-                provisional=True, key_cards=list(spec.key_cards),
-                targets=list(spec.targets), data=dict(spec.facts),
+                id=rid or self.ledger.provisional_id(), action=action,
+                controller=spec.controller, seq=self.last_seq, triggered=True,
+                source=spec.source, status="buffer", provisional=rid is None,
+                key_cards=list(spec.key_cards), targets=list(spec.targets),
+                data=dict(spec.facts),
             )
             self.ledger.add(req)
             self.buffer.append(req)
+            if rid is not None:
+                continue  # its trigger line is in the log already
             self.ledger.derive(
                 Trigger, dict(request=req.id, action=spec.action, source=spec.source,
                               controller=spec.controller),
@@ -778,19 +787,20 @@ class CoreFlow:
         withdrawn when an earlier order finding already named the request as the one that
         should have gone first (one mistake, one finding), and otherwise restated as the
         game's order breach (play went on while it waited)."""
-        want = f"resolve {req.id}"
+        ids = {req.id, *req.former_ids}  # the findings may quote an id it had then
+        wants = {f"resolve {i}" for i in ids}
         missed = next((f for f in reversed(self.findings) if f.code == "order.trigger-missed"
-                       and (f.expected == want or any(p.expected == want for p in f.parts))),
-                      None)
+                       and (f.expected in wants if isinstance(f.expected, str) else
+                            any(p.expected in wants for p in f.parts))), None)
         req.status = "buffer"
         self.buffer.append(req)
         if missed is None:
             return
         named = any(f is not missed and f.seq <= missed.seq and isinstance(f.expected, list)
-                    and req.id in f.expected for f in self.findings)
+                    and any(i in f.expected for i in ids) for f in self.findings)
         if missed.parts:
             # It said so of several requests at one line: only this one's part goes.
-            part = next(p for p in missed.parts if p.expected == want)
+            part = next(p for p in missed.parts if p.expected in wants)
             withdraw_part(missed, part)
             if named:
                 return
@@ -965,8 +975,10 @@ class CoreFlow:
                         "), and the "
                         "log resolves one of those first.", expected=waiting.id,
                         actual=line.request)
-            self.add_triggers(waiting.cost_triggers)
+            at = len(self.complete) - 1  # the resolve line, already written
+            self.add_triggers(waiting.cost_triggers, waiting.announced)
             waiting.cost_triggers = []
+            self.ledger.move_to_end(at)  # they triggered before it: their lines come first
             req = self._lookup(line.request)
         if req is None:
             if self.pending_decisions():
@@ -978,7 +990,7 @@ class CoreFlow:
             self.awaiting_instant = None
             self._resolve(req, line)
             if self.rules.policy.resolve_before_cost_triggers:
-                self.add_triggers(req.cost_triggers)
+                self.add_triggers(req.cost_triggers, req.announced)
                 req.cost_triggers = []
             self.run_trigger_check()
             res = self.resolutions.get(line.seq)
@@ -1134,6 +1146,12 @@ class CoreFlow:
         (reported, and the table goes as the log says). False for a ``stage`` line that
         is the players' choice of order ([6-10]): a decision."""
         d = self.ledger.match(line)
+        if d is None and isinstance(line, Trigger):
+            # [6]: a trigger line may stand anywhere from the line that fired its trigger
+            # up to the line that first names its request (core-flow.md).
+            d = self.ledger.written_late(line, self._unnamed_and_waiting)
+            if d is None and self._announce_held(line):
+                return True
         if d is not None:
             if d.model is ChanceMoved:
                 return True  # the common case, kept short: the hot path of the judge
@@ -1176,6 +1194,7 @@ class CoreFlow:
             self._on_discard(line)
         elif isinstance(line, TurnStarted):
             if (line.player, line.turn) == (self.turn_player, self.turn):
+                self.ledger.agreed.add(line.seq)
                 return True  # it records the turn that is under way: the rules agree
             self.report(
                 "legality.effect-mismatch", "core[15]",
@@ -1195,10 +1214,38 @@ class CoreFlow:
             self._on_game_ended(line)
         return True
 
+    @staticmethod
+    def _unnamed_and_waiting(req: Req) -> bool:
+        """A triggered request still waiting in the buffer or on the stage that no line of
+        the log placed (its trigger line may still come)."""
+        return req.status in ("buffer", "stage") and not req.staged_in_log
+
+    def _announce_held(self, line: Trigger) -> bool:
+        """[6] under ``resolve_before_cost_triggers``: the costs of the instant request
+        waiting for its resolution triggered requests that enter the buffer only once it
+        resolved, but that fired when the costs were paid. A trigger line written from
+        then on records one of them: kept where the table wrote it, its id given to the
+        request when it enters the buffer. False when ``line`` records none of them."""
+        waiting = self.awaiting_instant
+        if waiting is None or not waiting.cost_triggers:
+            return False
+        free = [k for k, spec in enumerate(waiting.cost_triggers)
+                if spec.action == line.action and k not in waiting.announced
+                and line.controller in (None, spec.controller)]
+        if not free or line.request in self.requests \
+                or line.request in waiting.announced.values():
+            return False
+        k = next((k for k in free if waiting.cost_triggers[k].source == line.source), free[0])
+        waiting.announced[k] = line.request
+        self.ledger.record(line)
+        self.ledger.agreed.add(line.seq)
+        return True
+
     def _on_unexpected_chance_move(self, line: ChanceMoved) -> None:
         """[2], [13], [16]: the log moves the chance where no derived move goes."""
         want = self.ledger.expects(ChanceMoved)
         if want is None and line.to == self.chance:
+            self.ledger.agreed.add(line.seq)
             return  # it records where the chance already is: the rules agree
         expected_to = want.fields["to"] if want is not None else self.chance
         self.report(

@@ -15,6 +15,7 @@ changed table) is the flow's business.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,9 +80,11 @@ class Ledger:
         derived ones."""
         self.requests: dict[str, Req] = {}
         """Every request of the match by its id (a provisional id until a line names it)."""
-        self.stood_for: set[int] = set()
-        """The seq of every line of the log that stood for a derived line: a rule-system
-        line that says what the rules derive there (the viewer can hide them)."""
+        self.agreed: set[int] = set()
+        """The seqs of the log's rule-system lines that say what the rules derived there
+        (match_log.md, "Who writes what": such a line may be left out and the game is the
+        same; tests/equivalence.py drops them to get a log's sparse form, and the viewer
+        can hide them)."""
         self._auto_id = 0
 
     # ------------------------------------------------------------------ lines
@@ -165,7 +168,7 @@ class Ledger:
             if head.model is ChanceMoved and head.fields["to"] == line.to:
                 expected.popleft()
                 self.complete[head.pos] = line
-                self.stood_for.add(line.seq)
+                self.agreed.add(line.seq)
                 return True
         return False
 
@@ -186,9 +189,32 @@ class Ledger:
         if isinstance(line, Trigger):
             expected.extendleft(reversed([e for e in skipped if e.model is Trigger]))
         self.complete[d.pos] = line
-        self.stood_for.add(line.seq)
+        self.agreed.add(line.seq)
         if d.req is not None and isinstance(line, Trigger | Stage | Discard):
             self.bind(d.req, line.request)
+        return d
+
+    def written_late(self, line: Trigger, waiting: Callable[[Req], bool]) -> Derived | None:
+        """The derived trigger that ``line`` records, written after the lines that came
+        after it in the complete log (core-flow.md [6]: a trigger line may stand anywhere
+        from the line whose costs or resolution fired it up to the line that first names
+        its request). Only a request no line has named yet can be meant, one that
+        ``waiting`` says still waits (in the buffer or on the stage); found, it is taken
+        as :meth:`match` takes an expected line: the log's line stands in the complete log
+        where the trigger fired, and the request gets the log's id."""
+        hits = [item for item in self.complete if isinstance(item, Derived)
+                and item.model is Trigger and not item.omitted and item.req is not None
+                and item.req.provisional and waiting(item.req) and self._same(item, line)]
+        if not hits:
+            return None
+        d = next((h for h in hits if h.fields.get("source") == line.source and
+                  line.controller in (None, h.fields.get("controller"))), None) or next(
+            (h for h in hits if line.controller is not None
+             and h.fields.get("controller") == line.controller), hits[0])
+        self.complete[d.pos] = line
+        self.agreed.add(line.seq)
+        assert d.req is not None
+        self.bind(d.req, line.request)
         return d
 
     def placement_of(self, rid: str) -> Derived | None:
@@ -290,6 +316,7 @@ class Ledger:
         if other is not None and other is not req and other.provisional:
             self._rekey(other)
         self.requests.pop(req.id, None)
+        req.former_ids.append(req.id)
         req.id = rid
         req.provisional = False
         self.requests[rid] = req
@@ -298,5 +325,6 @@ class Ledger:
         """The log uses a provisional request's made-up id for another request: give the
         provisional one a fresh made-up id."""
         self.requests.pop(req.id, None)
+        req.former_ids.append(req.id)
         req.id = self.provisional_id()
         self.requests[req.id] = req

@@ -45,6 +45,8 @@ class Req:
     provisional: bool = False
     """A triggered request whose id the judge made up: no log line named it yet. The first
     line that names it by what it says binds it to the log's id (see the ledger)."""
+    former_ids: list[str] = field(default_factory=list)
+    """The ids it had before the log named it (provisional ids findings may quote)."""
     staged_in_log: bool = False
     """A line of the log put it on the stage (not only the rules' derived staging)."""
     passed_over: bool = False
@@ -52,6 +54,9 @@ class Req:
     cost_triggers: list[TriggerSpec] = field(default_factory=list)
     """Requests its costs triggered that wait for its own resolution (an instant request
     under the edition policy ``resolve_before_cost_triggers``)."""
+    announced: dict[int, str] = field(default_factory=dict)
+    """Those of :attr:`cost_triggers` (by index) whose trigger line the log wrote before
+    this request resolved: the id the log gave each."""
     data: dict[str, Any] = field(default_factory=dict)
     """The game's own slot: what its rules module keeps on a request. The core flow never
     reads or writes it."""

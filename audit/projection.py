@@ -28,6 +28,7 @@ import os
 import re
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -164,7 +165,7 @@ class AuditDB:
     def _connect(self) -> duckdb.DuckDBPyConnection:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            return duckdb.connect(str(self.path))
+            return _when_free(lambda: duckdb.connect(str(self.path)))
         except (duckdb.Error, OSError) as exc:
             raise AuditError(f"cannot open the audit database {self.path}: "
                              f"{_first_line(exc)}") from exc
@@ -424,7 +425,7 @@ def read_only(path: str | Path) -> duckdb.DuckDBPyConnection:
     if not p.exists():
         raise AuditError(f"no audit database at {p}")
     try:
-        con = duckdb.connect(str(p), read_only=True, config=SANDBOX_CONFIG)
+        con = _when_free(lambda: duckdb.connect(str(p), read_only=True, config=SANDBOX_CONFIG))
         con.execute("SET enable_progress_bar = false")
         con.execute("SET lock_configuration = true")
         return con
@@ -532,6 +533,26 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str,
 
 
 # ------------------------------------------------------------------------ helpers
+
+
+def _when_free(connect: Callable[[], duckdb.DuckDBPyConnection]) -> duckdb.DuckDBPyConnection:
+    """``connect()``, waiting while another process holds the audit file (DuckDB lets one
+    process write it, or several read it): ``coreflow matches`` and ``coreflow audit`` at
+    once take turns, for as long as a writer waits for a busy store
+    (``$COREFLOW_BUSY_TIMEOUT``, default 120 s), then the lock error stands."""
+    from coreflow_judge.events.busy import busy_budget, pauses
+
+    next_pause = pauses(busy_budget())
+    while True:
+        try:
+            return connect()
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower():
+                raise
+            pause = next_pause()
+            if pause is None:
+                raise
+            time.sleep(pause)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -143,6 +143,46 @@ def _editions_text() -> str:
     return ", ".join(short + full) or "none"
 
 
+def _rules_values(simulated: bool = False) -> str:
+    """Every ``--rules`` value, game by game: ``blackpoker/6.1, blackpoker/9.0 (or 6.1,
+    9.0), duel_masters/1.47, ...`` (``simulated``: the games with a simulator only)."""
+    bare = game_of_bare_edition()
+    out = []
+    for g in games():
+        if simulated and g.simulate is None:
+            continue
+        text = ", ".join(f"{g.id}/{e}" for e in g.editions)
+        if bare is not None and g.id == bare.id:
+            text += f" (or {', '.join(g.editions)})"
+        out.append(text)
+    return "; ".join(out) or "none is installed"
+
+
+def check_rules(rules: str, simulated: bool = False) -> None:
+    """A ``--rules`` value names an installed game and one of its editions, else a
+    :class:`CliError` that lists every game and edition there is."""
+    game_id, sep, edition = rules.partition("/")
+    known = {g.id: g for g in games()}
+    if sep:
+        game = known.get(game_id)
+        if game is None:
+            said = f"no game {game_id!r} is installed"
+        elif edition not in game.editions:
+            said = f"{game.name} has no edition {edition!r}"
+        elif simulated and game.simulate is None:
+            said = f"{game.name} has no simulator"
+        else:
+            return
+    else:
+        bare = game_of_bare_edition()
+        if bare is not None and rules in bare.editions:
+            return
+        said = (f"no game or edition {rules!r}" if bare is None else
+                f"no game is named {rules!r}, and {bare.name} has no edition {rules!r}")
+    games_said = "the games with a simulator" if simulated else "the games"
+    raise CliError(f"--rules {rules!r}: {said}; {games_said}: {_rules_values(simulated)}")
+
+
 def _formats_text() -> str:
     """The ``--format`` values of ``simulate``, game by game, the default first."""
     return "; ".join(
@@ -202,9 +242,12 @@ _KNOWN_ERRORS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
     ("coreflow_judge.projections.board", ("BoardQueryError",), EXIT_INPUT, ""),
     ("coreflow_judge.adjudicator.game", ("UnsupportedRules",), EXIT_INPUT, ""),
     ("coreflow_judge.projections.view", ("UnknownViewer",), EXIT_INPUT, ""),
-    ("coreflow_judge.events.store", ("RecordConflict", "MatchNotFound"), EXIT_NO, ""),
+    ("coreflow_judge.events.store", ("RecordConflict",), EXIT_NO, ""),
+    ("coreflow_judge.events.store", ("MatchNotFound",), EXIT_INPUT, ""),
     ("coreflow_judge.events.store", ("LogRejected",), EXIT_INPUT, "; nothing was recorded"),
     ("coreflow_judge.events.store", ("StoreError",), EXIT_INPUT, ""),
+    ("coreflow_judge._log", ("NoStore", "MatchNotRecorded", "RecordChanged"), EXIT_INPUT, ""),
+    ("coreflow_judge.audit.projection", ("AuditError",), EXIT_INPUT, ""),
 )
 """The library's errors a command reports as one line: (module, classes, exit status,
 what the message adds), the first that matches wins."""
@@ -342,10 +385,12 @@ def _also_recorded(name: str, store: str | None) -> str | None:
 MATCH_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
 
-def _recorded(match_id: str, store: str | None, as_written: bool = False) -> list[LogLine]:
+def _recorded(match_id: str, store: str | None, as_written: bool = False,
+              file_too: bool = True) -> list[LogLine]:
     """The stored lines of a recorded match, checked as evidence (the store is only read,
     never created); ``as_written``: the lines the table wrote, numbered as it numbered them
     (what judge and board rule on, so that their line numbers are the table's own).
+    ``file_too``: the name could have been a log file (the message says it is neither).
 
     A record changed outside coreflow (a row edited, swapped, deleted, its hashes or
     table numbers removed), or with ``COREFLOW_SIGNING_KEY`` set one not signed with it, is
@@ -354,19 +399,59 @@ def _recorded(match_id: str, store: str | None, as_written: bool = False) -> lis
     from coreflow_judge.events.store import MatchNotFound
     from coreflow_judge.events.store import RecordRefused as Refused
 
-    with _recorder(store, reading=True) as recorder:
-        try:
-            chain, record = recorder.evidence(match_id)
-        except MatchNotFound:
-            raise CliError(f"{match_id!r} is neither a log file nor a recorded match",
-                           EXIT_INPUT) from None
-        except Refused as exc:  # a record changed outside coreflow is no evidence
-            raise RecordRefused(str(exc)) from None
+    try:
+        with _recorder(store, reading=True) as recorder:
+            try:
+                chain, record = recorder.evidence(match_id)
+            except MatchNotFound:
+                raise _not_recorded(match_id, store, recorder, file_too) from None
+            except Refused as exc:  # a record changed outside coreflow is no evidence
+                raise RecordRefused(str(exc)) from None
+    except RecordRefused:
+        raise
+    except CliError as exc:
+        if file_too and match_id not in str(exc):  # no store: say what was looked for
+            raise CliError(f"{match_id!r} is neither a log file nor a recorded match: {exc}",
+                           exc.code) from None
+        raise
     if chain.unchained:
         _say(f"warning: {chain.describe()}; ruled on as stored, unverified")
     elif chain.legacy and as_written:
         _say(f"note: {chain.describe()}")
     return record.table_lines() if as_written else record.lines
+
+
+def must_exist(match_id: str, store: str | None) -> None:
+    """A :class:`CliError` (exit 2) unless ``match_id`` is recorded in an existing store;
+    the store is only read."""
+    from coreflow_judge.events.store import MatchNotFound
+
+    with _recorder(store, reading=True) as recorder:
+        try:
+            recorder.load(match_id, upto_seq=1)
+        except MatchNotFound:
+            raise _not_recorded(match_id, store, recorder) from None
+
+
+def _not_recorded(match_id: str, store: str | None, recorder: MatchRecorder,
+                  file_too: bool = False) -> CliError:
+    """No match ``match_id`` in the store (exit 2): which store was searched, and the
+    recorded ids near the one given (a typo, another round or table)."""
+    from coreflow_judge._log import near_ids
+
+    known = recorder.match_ids()
+    where = _store_name(store)
+    said = (f"{match_id!r} is neither a log file nor a match recorded in {where}" if file_too
+            else f"no match {match_id!r} is recorded in {where}")
+    near = near_ids(match_id, known)
+    if near:
+        said += f"; recorded ids near it: {', '.join(near)}"
+    elif not known:
+        said += " (the store holds no match yet)"
+    else:
+        said += f" (it holds {len(known)} match{'es' if len(known) != 1 else ''}: "\
+                "coreflow matches lists them)"
+    return CliError(said, EXIT_INPUT)
 
 
 def _one_file(path: Path) -> Path:
@@ -426,6 +511,14 @@ def _first_difference(stored: Sequence[LogLine], given: Sequence[LogLine]) -> in
     return None
 
 
+def _same_numbers(kept: Sequence[int | None], given: Sequence[int | None] | None) -> bool:
+    """Whether a record keeps the table's line numbers a log to record would give it (a
+    record that kept none, made by ``play`` or an older coreflow, agrees with any)."""
+    if all(n is None for n in kept) or given is None:
+        return True
+    return list(kept) == list(given)
+
+
 def _jsonl(lines: Sequence[LogLine]) -> str:
     """A complete log, hash-chained; with $COREFLOW_SIGNING_KEY set, its last line carries
     the key's signature of the head (under ``x``, no part of the chain)."""
@@ -447,14 +540,10 @@ def _jsonl(lines: Sequence[LogLine]) -> str:
 
 
 def _store_name(store: str | None) -> str:
-    """The store as the messages name it: the SQLite file, or the URL without password."""
-    from coreflow_judge.events.store import store_env
+    """The store as the messages name it (:func:`coreflow_judge._log.store_name`)."""
+    from coreflow_judge._log import store_name
 
-    env = store_env(store)
-    db = env.get("SQLITE_DBNAME")
-    if db is not None:
-        return db
-    return f"postgresql database {env.get('POSTGRES_DBNAME')} on {env.get('POSTGRES_HOST')}"
+    return store_name(store)
 
 
 @contextmanager
@@ -468,7 +557,7 @@ def _recorder(store: str | None, reading: bool = False) -> Iterator[MatchRecorde
     db = env.get("SQLITE_DBNAME")
     if reading and db is not None and db != ":memory:" and not Path(db).exists():
         raise CliError(f"no event store at {db} (record a log first: coreflow record LOG)",
-                       EXIT_NO)
+                       EXIT_INPUT)
     if not reading and db is not None and (":memory:" in db or "mode=memory" in db):
         raise CliError(f"--store {db}: a store in memory keeps nothing once the command ends; "
                        "name a SQLite file or a postgresql:// URL (nothing was recorded)")
@@ -641,8 +730,9 @@ def record(
 
     Prints each match id (and its receipt, the head hash, on stderr). Each log is
     recorded all or nothing, once; a log that cannot be recorded is reported and the
-    others are still recorded. Exit status: 0 every log recorded, 1 one was already
-    recorded, 2 one could not be read. A SQLite store whose directory is missing is
+    others are still recorded. Exit status: 0 every log recorded (or already recorded
+    with the same content: nothing to write), 1 another log was already recorded under
+    one's match id, 2 one could not be read. A SQLite store whose directory is missing is
     created with it. Several logs show a progress line on a terminal.
 
     Example: coreflow record fixtures/tournament/ --store matches.db
@@ -697,13 +787,23 @@ def _record_one(recorder: MatchRecorder, log: Path, lines: list[LogLine],
         recorder.record(lines, table_seqs)
         chain = recorder.verify_record(getattr(lines[0], "match_id", ""))
     except MatchAlreadyRecorded as exc:
-        differs = _first_difference(recorder.lines(exc.match_id), lines)
-        how = " with the same content" if differs is None else (
-            f" with different content (the complete logs differ first at seq {differs})")
+        where = f"{_shown(log)}: match {exc.match_id!r} is already recorded in " \
+                f"{_store_name(store)}"
+        kept = recorder.load(exc.match_id)
+        differs = _first_difference(kept.lines, lines)
+        if differs is None and _same_numbers(kept.table_seqs, table_seqs):
+            # The identical log again (a script run twice): the store already holds
+            # exactly this record, so recording it is done; nothing is written.
+            progress.clear()
+            typer.echo(exc.match_id)
+            _say(f"{where} with the same content; nothing to write")
+            return
+        how = " with different content" + (
+            f" (the complete logs differ first at seq {differs})" if differs is not None
+            else " (the same complete log, but the table numbered its lines otherwise)")
         raise CliError(
-            f"{_shown(log)}: match {exc.match_id!r} is already recorded in {_store_name(store)}"
-            f"{how}; nothing was written (coreflow log {exc.match_id} prints the recorded "
-            "log)", EXIT_NO) from None
+            f"{where}{how}; nothing was written (coreflow log {exc.match_id} prints the "
+            "recorded log)", EXIT_NO) from None
     match_id = getattr(lines[0], "match_id", "")
     progress.clear()
     typer.echo(match_id)
@@ -757,12 +857,7 @@ def board(
         projector = _with_path(path, lambda: BoardProjector(_read_items(path)))
         source = {"log": _shown(path)}
     else:
-        try:
-            lines = _recorded(target, store, as_written=True)
-        except RecordRefused:
-            raise
-        except CliError as exc:
-            raise CliError(str(exc), EXIT_NO) from None
+        lines = _recorded(target, store, as_written=True)
         projector = BoardProjector.from_lines(lines)
         source = {"store": _store_name(store)}
     if view == JUDGE_VIEW:
@@ -786,27 +881,119 @@ def matches(
     player: Annotated[str | None, typer.Option(
         "--player", metavar="NAME", help="Only matches this player played.",
         show_default=False)] = None,
+    tournament: Annotated[str | None, typer.Option(
+        "--tournament", metavar="NAME", help="Only matches of this event (the header's "
+        "event.tournament).", show_default=False)] = None,
+    round_: Annotated[str | None, typer.Option(
+        "--round", metavar="ROUND", help="Only matches of this round (event.round).",
+        show_default=False)] = None,
+    errors: Annotated[bool, typer.Option(
+        "--errors", help="Only matches with an error finding (or a recorded result the "
+        "rules do not give).")] = False,
     fmt: FormatOption = Format.text,
 ) -> None:
-    """List the recorded matches: id, game, rules, players, lines, result, recorded at.
+    """List the recorded matches: id, rules, players, lines, the rules' result (and the
+    recorded one where it differs), the error findings, recorded at.
 
-    Example: coreflow matches --store tournament.db --player alice
+    The result is the one the rules give, as coreflow judge rules it; where the log
+    records another, it is shown as "(recorded: ...)" (JSON: recorded_result,
+    result_differs). The errors are the judge's error findings less their consequences.
+    Each match is judged once and the answer kept in the audit database (docs/audit.md);
+    a terminal shows a progress line while new matches are judged.
+
+    Example: coreflow matches --store tournament.db --errors
     """
-    with _recorder(store, reading=True) as recorder:
-        rows = recorder.summaries()
-    rows = [r for r in rows if (game is None or r["game"] == game)
-            and (player is None or player in r["players"])]
+    from coreflow_judge._store import summaries_text
+
+    rows = _summaries(store)
+    rows = [r for r in rows if (game is None or r.game == game)
+            and (player is None or player in r.players)
+            and (tournament is None or r.tournament == tournament)
+            and (round_ is None or r.round == round_)
+            and (not errors or r.errors or r.result_differs)]
     if fmt is Format.json:
         where = _store_name(store)
-        typer.echo(json.dumps([r | {"store": where} for r in rows], ensure_ascii=False,
-                              indent=2))
+        typer.echo(json.dumps([r.as_dict() | {"store": where} for r in rows],
+                              ensure_ascii=False, indent=2))
         return
-    for r in rows:
-        typer.echo(f"{r['match_id']}  {r['rules']} {r['format']}  {' v '.join(r['players'])}  "
-                   f"{r['lines']} lines  {r['result'] or 'no result recorded'}  "
-                   f"recorded {r['recorded_at']}")
+    for line in summaries_text(rows):
+        typer.echo(line)
     if not rows:
-        typer.echo("no recorded match" + (" matches the filter" if game or player else ""))
+        filtered = game or player or tournament or round_ or errors
+        typer.echo("no recorded match" + (" matches the filter" if filtered else ""))
+
+
+def _summaries(store: str | None) -> list[Any]:
+    """The recorded matches with the rules' results (:func:`coreflow_judge.matches`),
+    a progress line on a terminal while new matches are judged."""
+    from coreflow_judge._store import matches as summaries
+
+    with progress.progress("matches: judge") as bar:
+        return summaries(store, progress=lambda done, total: bar.update(done, total)
+                         if total > 1 else None)
+
+
+@app.command()
+@guarded
+def standings(
+    store: StoreOption = None,
+    tournament: Annotated[str | None, typer.Option(
+        "--tournament", metavar="NAME", help="Only this event (the header's "
+        "event.tournament) [default: every event in the store].", show_default=False)] = None,
+    round_: Annotated[str | None, typer.Option(
+        "--round", metavar="ROUND", help="The standings after this round (its matches and "
+        "every earlier round's) [default: every round].", show_default=False)] = None,
+    fmt: FormatOption = Format.text,
+) -> None:
+    """The standings of each event, by the rules' results: played, won, lost, drawn,
+    undecided per player, ranked by won then fewest lost.
+
+    A match with an error finding, or whose recorded result the rules do not give,
+    counts by the rules' result and is listed under the standings as under review;
+    coreflow judge MATCH_ID says why. No points system is assumed.
+
+    Example: coreflow standings --store tournament.db --round 3
+    """
+    from coreflow_judge._store import standings as rank
+
+    events = rank(store, tournament=tournament, after_round=round_,
+                  summaries=_summaries(store))
+    if fmt is Format.json:
+        where = _store_name(store)
+        typer.echo(json.dumps([e.as_dict() | {"store": where} for e in events],
+                              ensure_ascii=False, indent=2))
+        return
+    if not events:
+        typer.echo("no recorded match" + (" matches the filter" if tournament or round_
+                                          else ""))
+        return
+    for n, event in enumerate(events):
+        if n:
+            typer.echo("")
+        typer.echo(_standings_text(event))
+
+
+def _standings_text(event: Any) -> str:
+    """One event's standings as a table, and what is under review."""
+    name = event.tournament if event.tournament is not None else "(no tournament named)"
+    after = f", after round {event.after_round}" if event.after_round is not None else ""
+    head = f"{name}{after}: {len(event.matches)} matches, by the rules' results"
+    rows = [("#", "player", "played", "won", "lost", "drawn", "undecided")]
+    for rank, p in enumerate(event.players, start=1):
+        rows.append((str(rank), p.player, str(p.played), str(p.won), str(p.lost),
+                     str(p.drawn), str(p.undecided)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = [head] + ["  " + "  ".join(c.ljust(w) if i == 1 else c.rjust(w)
+                                       for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+                      .rstrip() for r in rows]
+    for m in event.differing:
+        lines.append(f"under review: {m.match_id}: the log records {m.recorded_outcome}; "
+                     f"the rules give {m.outcome or 'no result yet'}")
+    for m in event.with_errors:
+        if not m.result_differs:
+            lines.append(f"under review: {m.match_id}: {m.errors} error finding"
+                         f"{'s' if m.errors != 1 else ''} (coreflow judge {m.match_id})")
+    return "\n".join(lines)
 
 
 @app.command()
@@ -824,13 +1011,19 @@ def log(
 
     Example: coreflow log demo-1 > demo-1.jsonl
     """
+    from coreflow_judge.events.store import MatchNotFound
+
     if view != JUDGE_VIEW:
         from coreflow_judge.projections.view import log_jsonl, match_view
 
-        typer.echo(log_jsonl(match_view(_recorded(match_id, store), view).log()), nl=False)
+        lines = _recorded(match_id, store, file_too=False)
+        typer.echo(log_jsonl(match_view(lines, view).log()), nl=False)
         return
     with _recorder(store, reading=True) as recorder:
-        text = recorder.export_jsonl(match_id)
+        try:
+            text = recorder.export_jsonl(match_id)
+        except MatchNotFound:
+            raise _not_recorded(match_id, store, recorder) from None
     typer.echo(text, nl=False)
 
 
@@ -898,12 +1091,17 @@ def verify(
         return
     from coreflow_judge.events.store import MatchNotFound
 
-    with _recorder(store, reading=True) as recorder:
-        try:
-            chain = recorder.verify_record(target)
-        except MatchNotFound:
-            raise CliError(f"{target!r} is neither a log file nor a recorded match",
-                           EXIT_INPUT) from None
+    try:
+        with _recorder(store, reading=True) as recorder:
+            try:
+                chain = recorder.verify_record(target)
+            except MatchNotFound:
+                raise _not_recorded(target, store, recorder, file_too=store is None) from None
+    except CliError as exc:
+        if store is None and target not in str(exc):  # no store: say what was looked for
+            raise CliError(f"{target!r} is neither a log file nor a recorded match: {exc}",
+                           exc.code) from None
+        raise
     typer.echo(chain.describe())
     if not chain.ok:
         raise typer.Exit(EXIT_NO)
@@ -1018,6 +1216,7 @@ def simulate(
 
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out}: a file; give a directory to write the logs to")
+    check_rules(rules, simulated=True)
     game, sep, edition = rules.partition("/")
     written: list[Path]
     try:

@@ -75,7 +75,7 @@ def play_command(
 
     Example: coreflow play --match-id t7 --rules 9.0 --player alice --player bob
     """
-    from coreflow_judge.cli.main import CliError, _language, _recorder
+    from coreflow_judge.cli.main import CliError, _language, _recorder, check_rules, must_exist
     from coreflow_judge.cli.session import (
         PlayError,
         Session,
@@ -88,6 +88,10 @@ def play_command(
 
     language = _language(lang)
     interactive = sys.stdin.isatty()
+    if rules is not None:
+        check_rules(rules)  # an unknown game or edition: every one there is, listed
+    if resume is not None:
+        must_exist(resume, store)  # no store, or no such match: exit 2, nothing created
     try:
         opening = _header_from_options(match_id, rules, game_format, players or [], header)
     except PlayError as exc:

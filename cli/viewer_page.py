@@ -9,7 +9,7 @@ parts (nothing here decides a rule):
 * the lines, as the viewer may read them (:meth:`MatchView.log
   <projections.view.MatchView.log>` for a player or a spectator), each derived line
   marked (``derived``: the judge matched it with a line the rules write themselves,
-  :attr:`Ledger.stood_for <adjudicator.ledger.Ledger.stood_for>`, and no finding is
+  :attr:`Ledger.agreed <adjudicator.ledger.Ledger.agreed>`, and no finding is
   about it), so that the page can grey and hide them;
 * the judge's findings (:func:`~adjudicator.judge.judge_lines`), redacted for the viewer
   (:meth:`MatchView.findings <projections.view.MatchView.findings>`), each with its rule's
@@ -444,8 +444,8 @@ def match_data(items: Sequence[tuple[int, Item]], viewer: str = JUDGE,
         boards.append(cache[seq])
     # A line the judge matched with a line the rules derive, and no finding is about:
     # the page can hide it (a line with a finding always shows).
-    stood_for = report.flow.ledger.stood_for if report.flow is not None else set()
-    derived = stood_for - {f.seq for f in report.findings}
+    agreed = report.flow.ledger.agreed if report.flow is not None else set()
+    derived = agreed - {f.seq for f in report.findings}
     readable = iter(view.log() if viewer != JUDGE else [])
     lines: list[dict[str, Any]] = []
     for pos, ((no, item), seq) in enumerate(zip(projector.items, projector.seqs, strict=True)):

@@ -14,6 +14,10 @@ mkdir "$VIEW/coreflow_judge"
 for folder in adjudicator events projections cli audit; do
     ln -s "$ROOT/$folder" "$VIEW/coreflow_judge/$folder"
 done
+# api/ is the package coreflow_judge itself (its __init__.py and modules).
+for file in "$ROOT"/api/*.py "$ROOT"/api/py.typed; do
+    ln -s "$file" "$VIEW/coreflow_judge/$(basename "$file")"
+done
 cd "$ROOT"
 MYPYPATH="$VIEW" python -m mypy --cache-dir "$VIEW/.mypy_cache" --explicit-package-bases \
     "$VIEW/coreflow_judge" tests benchmarks scripts "$@"

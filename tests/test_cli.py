@@ -212,15 +212,27 @@ def test_record_then_log_round_trips_through_sqlite(tmp_path: Path) -> None:
     assert recorder.match_ids() == ["demo-1"]
 
 
-def test_recording_a_match_twice_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+def test_recording_a_match_twice_changes_nothing(tmp_path: Path) -> None:
+    """The identical log again is done already (exit 0, nothing written); another log
+    under the same id is refused (exit 1, nothing written)."""
     store = str(tmp_path / "matches.db")
     assert invoke("record", DISPUTED, "--store", store).exit_code == 0
     before = invoke("log", "demo-1", "--store", store).stdout
     r = invoke("record", DISPUTED, "--store", store)
-    assert r.exit_code == 1
+    assert (r.exit_code, r.stdout) == (0, "demo-1\n")
     assert r.stderr.strip() == (
         f"coreflow: {DISPUTED}: match 'demo-1' is already recorded in {store} with the same "
-        "content; nothing was written (coreflow log demo-1 prints the recorded log)")
+        "content; nothing to write")
+    assert invoke("log", "demo-1", "--store", store).stdout == before
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text(DISPUTED.read_text(encoding="utf-8").replace('"bob:C3"', '"bob:C9"'),
+                       encoding="utf-8")
+    r = invoke("record", changed, "--store", store)
+    assert (r.exit_code, r.stdout) == (1, "")
+    assert r.stderr.strip() == (
+        f"coreflow: {changed}: match 'demo-1' is already recorded in {store} with different "
+        "content (the complete logs differ first at seq 11); nothing was written (coreflow "
+        "log demo-1 prints the recorded log)")
     assert invoke("log", "demo-1", "--store", store).stdout == before
 
 
@@ -243,13 +255,14 @@ def test_store_errors_are_one_line(tmp_path: Path) -> None:
     assert r.exit_code == 2 and r.stderr.startswith("coreflow: cannot open the event store")
     assert len(r.stderr.splitlines()) == 1 and "cannot create its directory" in r.stderr
     r = invoke("log", "demo-1", "--store", tmp_path / "absent.db")
-    assert r.exit_code == 1 and "no event store at" in r.stderr
+    assert r.exit_code == 2 and "no event store at" in r.stderr
     assert not (tmp_path / "absent.db").exists()
     store = tmp_path / "s.db"
     invoke("record", DISPUTED, "--store", store)
     r = invoke("log", "nope", "--store", store)
-    assert r.exit_code == 1
-    assert r.stderr.strip() == "coreflow: match 'nope' is not recorded in the store"
+    assert r.exit_code == 2
+    assert r.stderr.strip() == (f"coreflow: no match 'nope' is recorded in {store} (it holds 1 "
+                                "match: coreflow matches lists them)")
 
 
 def test_store_defaults_to_the_environment(tmp_path: Path) -> None:
@@ -296,7 +309,7 @@ def test_board_errors(tmp_path: Path) -> None:
     store = tmp_path / "s.db"
     invoke("record", DISPUTED, "--store", store)
     r = invoke("board", "no-such-match", "--store", store)
-    assert r.exit_code == 1 and "neither a log file nor a recorded match" in r.stderr
+    assert r.exit_code == 2 and "neither a log file nor a match recorded in" in r.stderr
     r = invoke("board", write(tmp_path / "g.jsonl", "[1, 2]\n"))
     assert r.exit_code == 2 and "g.jsonl: line 1: field '(line)'" in r.stderr
 
@@ -339,8 +352,11 @@ def test_schema_is_the_json_schema_of_a_line() -> None:
 
 def test_simulate_refuses_unknown_editions_and_formats(tmp_path: Path) -> None:
     for args, text in [
-        (("--rules", "7.5"), "unknown BlackPoker edition '7.5'"),
-        (("--rules", "chess/1"), "no simulator for game 'chess'"),
+        (("--rules", "7.5"), "BlackPoker has no edition '7.5'; the games with a simulator: "
+         "blackpoker/6.1, blackpoker/9.0 (or 6.1, 9.0); duel_masters/1.47; i_language/1"),
+        (("--rules", "chess"), "--rules 'chess': no game is named 'chess', and BlackPoker "
+         "has no edition 'chess'; the games with a simulator: blackpoker/6.1"),
+        (("--rules", "chess/1"), "no game 'chess' is installed; the games with a simulator"),
         (("--rules", "9.0", "--format", "ultra"), "format 'ultra'"),
         (("--rules", "9.0", "--frame", "nope"), "--frame: BlackPoker 9.0 has no frame 'nope'"),
         (("--rules", "6.1", "--frame", "pack"), "--frame: BlackPoker 6.1 has no frames"),
@@ -456,7 +472,7 @@ def test_judge_a_recorded_match_by_its_id(tmp_path: Path) -> None:
                                                     "reason": "deck_out"}
     assert stored["findings"] == filed["findings"] == []
     missing = CliRunner().invoke(app, ["judge", "no-such-match", "--store", store])
-    assert missing.exit_code == 2 and "neither a log file nor a recorded match" in missing.output
+    assert missing.exit_code == 2 and "neither a log file nor a match recorded in" in missing.output
 
 
 # ------------------------------------------------------------------ games from the registry
@@ -541,7 +557,7 @@ def test_record_takes_many_logs_and_directories_in_one_process(tmp_path: Path) -
     listed = json.loads(invoke("matches", "--store", store, "--format", "json").stdout)
     assert [r["match_id"] for r in listed] == recorded
     again = invoke("record", DISPUTED, "--store", store)
-    assert again.exit_code == 1 and "same content" in again.stderr
+    assert again.exit_code == 0 and "same content; nothing to write" in again.stderr
 
 
 def test_readme_one_mistake_examples_are_what_the_cli_prints(

@@ -79,7 +79,8 @@ def test_a_recorded_match_is_frozen_as_the_table_wrote_it(tmp_path: Path) -> Non
     missing = coreflow("fixture", "new", "demo-9", "--store", store, "--name", "x",
                        "--dir", tmp_path / "fx")
     assert missing.returncode == 2
-    assert missing.stderr == "coreflow: 'demo-9' is neither a log file nor a recorded match\n"
+    assert missing.stderr == (f"coreflow: 'demo-9' is neither a log file nor a match recorded "
+                              f"in {store}; recorded ids near it: demo-1\n")
 
 
 @pytest.mark.parametrize("name", ["a/b", "../up", "..", "", ".hidden", "a\\b"])

@@ -1,8 +1,9 @@
 """Packaging: what a user's environment gets from installing coreflow, and what it keeps.
 
-(a) The wheel installs one import package, ``coreflow_judge``, and the ``coreflow``
-    command works in a fresh environment where another distribution's package named
-    ``events`` comes first on the path (PyPI has one).
+(a) The wheel installs one import package, ``coreflow_judge`` (its ``__init__.py`` the
+    public API, from the folder ``api/``), and the ``coreflow`` command works in a fresh
+    environment where another distribution's package named ``events`` comes first on the
+    path (PyPI has one).
 (b) The ruling-fixture plugin runs only where asked for: not in a pytest run of another
     directory of the same environment, unless that run loads it with ``-p``.
 (c) A store written before the move under ``coreflow_judge`` (events stored under the
@@ -32,7 +33,7 @@ DISPUTED = ROOT / "fixtures" / "examples" / "disputed-counter.jsonl"
 SAMPLE = ROOT / "fixtures" / "sample-match.jsonl"
 #: What the wheel is built from: the distribution's files and the installed folders.
 SOURCES = ("setup.py", "pyproject.toml", "README.md",
-           "adjudicator", "events", "projections", "cli", "audit")
+           "api", "adjudicator", "events", "projections", "cli", "audit")
 NAMESPACE = "coreflow_judge"
 #: Another distribution's top-level ``events`` package, as a user may have installed it.
 FOREIGN_EVENTS = '"""Not coreflow\'s: an unrelated distribution\'s package."""\nFOREIGN = True\n'
@@ -109,6 +110,10 @@ def test_the_wheel_installs_one_import_package_and_no_pytest_plugin(wheel: Path)
     assert {t for t in tops if not t.endswith(".dist-info")} == {NAMESPACE}
     for folder in ("adjudicator", "events", "projections", "cli", "audit"):
         assert f"{NAMESPACE}/{folder}/__init__.py" in names
+    # The package itself is the public API (api/ in the repository), typed.
+    for module in ("__init__.py", "_log.py", "_table.py", "_store.py", "py.typed"):
+        assert f"{NAMESPACE}/{module}" in names
+    assert not any(n.startswith(f"{NAMESPACE}/api/") for n in names)
     # The games' edition data came along (package data).
     assert any(n.startswith(f"{NAMESPACE}/adjudicator/games/") and n.endswith(".yaml")
                for n in names)
@@ -130,6 +135,13 @@ def test_the_command_works_beside_another_package_named_events(fresh_venv: Path,
                 "import coreflow_judge.events.models as m; print(m.__file__)",
                 cwd=tmp_path, env=env)
     assert where.stdout.startswith(str(fresh_venv)), where.stdout + where.stderr
+    api = run(bin_dir / "python", "-c",
+              f"import coreflow_judge as cf; r = cf.judge(cf.read_log({str(DISPUTED)!r})); "
+              "print(cf.__version__, cf.__file__, r.errors)",
+              cwd=tmp_path, env=env)
+    version, path, errors = api.stdout.split()
+    assert (version, errors) == (_installed_version(), "1"), api.stderr
+    assert path.startswith(str(fresh_venv)) and path.endswith("coreflow_judge/__init__.py")
 
     schema = run(bin_dir / "coreflow", "schema", cwd=tmp_path, env=env)
     assert schema.returncode == 0, schema.stderr
@@ -149,6 +161,12 @@ def test_the_command_works_beside_another_package_named_events(fresh_venv: Path,
                  cwd=tmp_path, env=env)
     assert viewed.returncode == 0, viewed.stderr  # the installed page has its assets
     assert '"use strict"' in (tmp_path / "demo.html").read_text(encoding="utf-8")
+
+
+def _installed_version() -> str:
+    from importlib.metadata import version
+
+    return version("coreflow-judge")
 
 
 # ------------------------------------------------------------------ (b) the ruling plugin
@@ -201,3 +219,34 @@ def test_a_store_written_under_the_old_module_path_still_reads(tmp_path: Path) -
     rejudged = cli.invoke(app, ["judge", match_id, "--store", str(store), "--format", "json"])
     assert rejudged.exit_code == 0, rejudged.output
     assert json.loads(rejudged.stdout) == json.loads(judged.stdout)
+
+
+# ------------------------------------------------------------------ (d) the README, twice
+README_INSTALL = "python3 -m venv .venv && .venv/bin/pip install . && "
+
+
+def test_the_readmes_first_command_works_twice_in_a_fresh_clone(fresh_venv: Path,
+                                                                 tmp_path: Path) -> None:
+    """The README's first command, run as written after its install step, twice in a row
+    in a directory laid out like a fresh clone: the second run finds the sample already
+    recorded (the same log: nothing to write, exit 0) and the ``&&`` chain goes on to the
+    judge's report."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = readme.split("```sh\n", 1)[1].splitlines()[0]
+    assert first.startswith(README_INSTALL), first
+    command = first[len(README_INSTALL):]
+    clone = tmp_path / "clone"
+    (clone / "fixtures").mkdir(parents=True)
+    shutil.copyfile(SAMPLE, clone / "fixtures" / SAMPLE.name)
+    # The install step's result: the wheel installed in a fresh environment (fresh_venv).
+    (clone / ".venv").symlink_to(fresh_venv, target_is_directory=True)
+    runs = [run("sh", "-c", command, cwd=clone, env=clean_env()) for _ in range(2)]
+    for done in runs:
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("sample-2026-r3-t7\nmatch sample-2026-r3-t7  "), \
+            done.stdout
+        assert "result: bob wins" in done.stdout
+    assert runs[0].stdout == runs[1].stdout
+    assert "already recorded in ./coreflow.db with the same content; nothing to write" in \
+        runs[1].stderr
+    assert (clone / "coreflow.db").is_file()

@@ -230,7 +230,11 @@ def test_a_new_match_under_a_recorded_id_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--match-id", "x", "--player", "a", "--player", "b"], "to start a match give --rules"),
     (["--rules", "chess/1", "--match-id", "x", "--player", "a", "--player", "b"],
-     "field 'game': must be a registered game"),
+     "--rules 'chess/1': no game 'chess' is installed; the games: blackpoker/6.1, "
+     "blackpoker/9.0 (or 6.1, 9.0); duel_masters/1.47; i_language/1"),
+    (["--rules", "chess", "--match-id", "x", "--player", "a", "--player", "b"],
+     "--rules 'chess': no game is named 'chess', and BlackPoker has no edition 'chess'; "
+     "the games: blackpoker/6.1"),
     (["--rules", "9.0", "--match-id", "x y", "--player", "a", "--player", "b"], "match_id"),
 ])
 def test_a_bad_header_is_one_line_and_exit_2(tmp_path: Path, args: list[str],

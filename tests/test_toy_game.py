@@ -332,7 +332,8 @@ def test_the_toy_game_has_no_simulator(toy_installed: Path) -> None:
     r = CliRunner().invoke(app, ["simulate", "--rules", "toy/1", "--out",
                                  str(toy_installed / "out")])
     assert r.exit_code == 2
-    assert r.stderr == "coreflow: --rules 'toy/1': no simulator for game 'toy'\n"
+    assert r.stderr.startswith("coreflow: --rules 'toy/1': Count to three has no simulator; "
+                               "the games with a simulator: blackpoker/6.1")
 
 
 def test_without_its_distribution_the_toy_game_is_unknown(tmp_path: Path) -> None:

@@ -268,7 +268,7 @@ def test_view_help_loads_nothing_more_than_board_help() -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["missing.jsonl"], "missing.jsonl: no such log file"),
-    (["missing"], "missing: no such log file, nor a recorded match"),
+    (["missing"], "'missing' is neither a log file nor a recorded match: no event store at"),
     ([DISPUTED_NAME, "--view", "carol"], "--view 'carol': not a player of this match"),
     ([DISPUTED_NAME, "--lang", "fr"], "--lang 'fr': not a language coreflow writes"),
     ([DISPUTED_NAME, "--html-is", "{file}/page.html"], "cannot write there: Not a directory"),
@@ -650,7 +650,10 @@ def test_derived_lines_are_the_ones_the_rules_write_back(name: str) -> None:
     if name == "mistake-left":  # the table wrote the chance to alice twice (seq 64, 65)
         assert len(full) == len(restored) + 1
         assert [(ln.type, ln.to) for ln in lines[63:65]] == [("chance_moved", "alice")] * 2  # type: ignore[union-attr]
-        assert 64 in derived and 65 not in derived
+        # The first says what the rules derive after the resolution, the second where the
+        # chance already is: both agree with the rules and may be hidden; the complete
+        # log keeps the table's second line, that of the sparse form has the move once.
+        assert {64, 65} <= derived
     else:
         assert full == restored
     if name == "long":

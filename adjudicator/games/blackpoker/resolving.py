@@ -92,6 +92,9 @@ class Resolving:
         self.before = Before.of(self) if not planning and line.effects is not None else None
         """The table before the resolution, where the log claims its effects: what the
         table as played is computed from when the claims differ (:mod:`.as_played`)."""
+        self.units: dict[str, str] = self._units() if self.claims else {}
+        """Each card of a character of several cards on the field before the effect ->
+        the character's reference (what a claim naming the unit by that card means)."""
 
     def rep(self, code: str, rule: str, msg: str, **kw: Any) -> None:
         if self.refused and code in ("log.choice-missing", "legality.choice-invalid"):
@@ -135,6 +138,22 @@ class Resolving:
         return next((int(e["delta"]) for e in self.claims if e.get("op") == "size"
                      and isinstance(e.get("delta"), int)
                      and (ch is None or e.get("character") == ch.ref)), None)
+
+    def _units(self) -> dict[str, str]:
+        """Each card of a character of several cards on the field -> its reference."""
+        return {f"{ch.owner}:{c}": ch.ref for b in self.r.boards.values() for ch in b.field
+                if len(ch.cards) > 1 for c in ch.cards}
+
+    def _named_as_ours(self, claim: dict[str, Any]) -> dict[str, Any]:
+        """A claim naming a character of several cards by another of its cards, read with
+        the judge's reference (match-log.md: any card of a unit of several cards also
+        names that unit), as the unit was before the effect or, for one the effect made,
+        after it."""
+        ref = claim.get("character")
+        if not isinstance(ref, str):
+            return claim
+        ours = self.units.get(ref) or self._units().get(ref)
+        return claim if ours is None or ours == ref else {**claim, "character": ours}
 
     def target_char(self) -> Character | None:
         return self.r.find(self.req.targets[0]) if self.req.targets else None
@@ -508,10 +527,13 @@ class Resolving:
         if not isinstance(raw, dict):
             self.rep("legality.choice-invalid", "bp6.2", "blockers must map attackers to lists.")
             raw = {}
-        for att, blist in raw.items():
+        for named, blist in raw.items():
+            # Any card of an attacker of several cards names it (match-log.md).
+            unit = self.r.find(str(named))
+            att = unit.ref if unit is not None and unit.ref in attackers else named
             if att not in attackers:
-                self.rep("legality.choice-invalid", "bp6.2", f"{att} is not an attacker.",
-                         actual=att)
+                self.rep("legality.choice-invalid", "bp6.2", f"{named} is not an attacker.",
+                         actual=named)
                 continue
             chars = []
             for ref in blist if isinstance(blist, list) else [blist]:
@@ -531,7 +553,7 @@ class Resolving:
             if any(c.kind == "bulwark" for c in chars) and len(chars) > 1:
                 self.rep("legality.choice-invalid", "bp6.2", "A bulwark blocks alone.",
                          actual=[c.ref for c in chars])
-            blockers[att] = [c.ref for c in chars]
+            blockers[att] = blockers.get(att, []) + [c.ref for c in chars]
         self.req.data["blockers"] = blockers
 
     def step_damage_judgement(self, step: dict[str, Any]) -> None:
@@ -939,7 +961,7 @@ class Resolving:
         if claims is None:
             return
         ours = [e for e in self.effects if e["op"] != "reveal"]
-        theirs = [e for e in self.claims if e.get("op") != "reveal"]
+        theirs = [self._named_as_ours(e) for e in self.claims if e.get("op") != "reveal"]
         keymoves = [t for t in theirs if t.get("op") == "move" and t.get("from") == "stage"]
         theirs = [t for t in theirs if t not in keymoves]
         strays = [t for t in keymoves if self.key_dest == "field" or t.get("to") != self.key_dest]
