@@ -286,7 +286,9 @@ class CoreFlow:
 
         - ``skipped``: the triggered request on top of the stage, which the table never
           wrote a line for, was skipped: taken as resolved with no choices (a Block
-          nobody declared), and what that resolution triggers follows.
+          nobody declared), and what that resolution triggers follows. Players may have
+          passed while the rules had it there: a pass does not say which request it
+          passed on (the table passed on what it took to be there).
         - ``left``: the requests on the stage never resolved: the table went on as if
           they had left it (a request a Counter did not negate, believed negated). Only
           before what only an empty stage allows (``line``): a main-timing request, or
@@ -309,7 +311,7 @@ class CoreFlow:
         before = len(self.findings)
         if kind == "skipped":
             req = self.stage[-1]
-            if not req.triggered or req.staged_in_log or req.passed_over:
+            if not req.triggered or req.staged_in_log:
                 return False
             self.stage.pop()
             self.ledger.omit_of(req, Stage)  # the table never staged it

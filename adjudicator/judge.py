@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from coreflow_judge.adjudicator.findings import Finding, breaks, finding
-from coreflow_judge.adjudicator.flow import CoreFlow
+from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.game import GameRules, UnsupportedRules
 from coreflow_judge.adjudicator.next_step import NextStep, next_step, not_weighing
 from coreflow_judge.adjudicator.plugins import game_plugin
@@ -288,6 +288,8 @@ class ReplayRun:
     turn in which one did (the ``turn`` repair)."""
     erring: set[int]
     """Positions whose line raised an error."""
+    before: list[int]
+    """For each position, the rule breaks (findings.breaks) reported before its line."""
 
 
 def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None = None,
@@ -300,6 +302,10 @@ def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None =
     erring: set[int] = set()
     end = len(pairs) if upto is None else upto
     turn_began = (0, 0)  # the first line of the turn under way, and the turn
+    counted = [0]  # the rule breaks (findings.breaks) before each position's line
+    running = last_error = 0
+    on_top: dict[int, int] = {}  # a triggered request no line named -> its first line on top
+    guessed = 0  # where the last such request a resolution named by a guess came on top
     for i in range(1, end):
         kind = repairs.get(i)
         no, item = pairs[i]
@@ -308,7 +314,17 @@ def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None =
             turn_began = (i, flow.turn)
         waiting = [r.source for r in flow.buffer if r.source] if kind is None else []
         repair_at(flow, pairs, i, repairs)
+        top = _unnamed_top(flow)
+        if top is not None and not top.passed_over:
+            on_top.setdefault(id(top), i)
+        if top is not None and isinstance(item, Resolve) and item.request != top.id and \
+                item.request not in flow.requests and not flow.buffer and \
+                [r for r in flow.stage if r.provisional] == [top] and \
+                on_top.get(id(top), i) > last_error:
+            # The flow binds the name to ``top``, which came with no error since.
+            guessed = on_top.get(id(top), i)
         before = len(flow.findings)
+        counted.append(running)
         if i in skipped or isinstance(item, LineError) or not repairs:
             feed_item(flow, no, item, i in skipped)
             raised = flow.findings[before:]
@@ -316,18 +332,39 @@ def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None =
             raised = [f for f in _feed_repaired(flow, i, item, repairs)
                       if not (isinstance(kind, Kept) and f.code == kind.root.code
                               and f.message == kind.root.message)]
+        if flow._withdrawn or raised or kind is not None or len(flow.findings) != before:
+            # The line reported (perhaps into an earlier finding of its code, merged) or
+            # withdrew a finding: the rule breaks counted again (findings.breaks).
+            running = breaks(flow.findings)
         if any(f.severity == "error" for f in raised):
             erring.add(i)
+            last_error = i
             if kind is None and not isinstance(item, LineError) and \
                     _kept_candidates(flow, item, waiting):
                 worth = (*worth, "kept")
             if worth:
                 candidates[i] = worth
+                if "skipped" in worth and guessed and guessed not in repairs:
+                    # A log that writes no trigger lines names its triggered requests by
+                    # its own ids: the resolution the flow took for the request it had
+                    # on top may have been of the one that request triggered, the table
+                    # having skipped it as soon as it came (a Block nobody declared).
+                    candidates.setdefault(guessed, ("skipped",))
+                guessed = 0
             elif flow.turn == turn_began[1] and turn_began[0] not in repairs:
                 # A line of a turn breaks a rule: perhaps the turn was another player's
                 # from its first line on, where a log without its turn start names nobody.
                 candidates.setdefault(turn_began[0], ("turn",))
-    return ReplayRun(flow, breaks(flow.findings), candidates, erring)
+    return ReplayRun(flow, breaks(flow.findings), candidates, erring, counted)
+
+
+def _unnamed_top(flow: CoreFlow) -> Req | None:
+    """The top of the stage, when it is a triggered request the rules staged and no line
+    of the log has named (what the ``skipped`` repair may take as never played)."""
+    if not flow.stage:
+        return None
+    top = flow.stage[-1]
+    return top if top.triggered and top.provisional and not top.staged_in_log else None
 
 
 def _refs_named(line: LogLine) -> list[str]:
@@ -413,8 +450,9 @@ def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[Repairs, ReplayRun]:
     """Where the table went on from a departure, and how (docs/decisions.md, "Root cause
     first"): a repair is kept at a line when it makes that line keep the rules and leaves
     no more errors in the whole log (at a tie the repair's one finding names the cause,
-    where the line's own would name only its symptom). Returns the repairs and the replay
-    with them."""
+    where the line's own would name only its symptom); of the kinds that fit a line, the
+    one that leaves the fewest (at a tie, the first tried). Returns the repairs and the
+    replay with them."""
     repairs: Repairs = {}
     run = replay(pairs, skipped, repairs)
     tried: set[int] = set()
@@ -424,6 +462,7 @@ def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[Repairs, ReplayRun]:
             break
         at = todo[0]
         tried.add(at)
+        best: tuple[Repair, ReplayRun] | None = None
         for kind in run.candidates[at]:
             if kind == "left" and _named_later(pairs, at, replay(pairs, skipped, repairs,
                                                                   upto=at).flow):
@@ -432,12 +471,15 @@ def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[Repairs, ReplayRun]:
                 _plan_kept(pairs, skipped, repairs, run, at))
             for repair in trials:
                 trial = replay(pairs, skipped, {**repairs, at: repair})
-                if at not in trial.erring and trial.errors <= run.errors:
-                    repairs[at] = repair
-                    run = trial
-                    break
-            if at in repairs:
+                if at not in trial.erring and trial.errors <= run.errors and (
+                        best is None or trial.errors < best[1].errors):
+                    best = (repair, trial)  # of two that fit, the one that leaves fewer
+                    if trial.errors <= trial.before[at] + 1:
+                        break  # nothing after the repair's own finding: none does better
+            if best is not None and best[1].errors <= best[1].before[at] + 1:
                 break
+        if best is not None:
+            repairs[at], run = best
     return repairs, run
 
 

@@ -567,7 +567,7 @@ def test_the_cli_simulates_i_language_games_the_judge_accepts(tmp_path: Path) ->
         assert report.findings == [] and report.result is not None
     bad = runner.invoke(app, ["simulate", "--rules", "i_language/9", "--out",
                               str(tmp_path / "none")])
-    assert bad.exit_code == 2 and "unknown i_language edition" in bad.stderr
+    assert bad.exit_code == 2 and "has no edition '9'" in bad.stderr
     assert not (tmp_path / "none").exists()
 
 

@@ -143,11 +143,16 @@ class Simulator:
             raise SimulationError("nobody holds the chance")
         return self._decide(flow.chance)
 
-    def _feed(self, item: Feed) -> None:
-        """Feed one line; any error finding is a bug. Then follow the hidden cards."""
+    def _feed(self, item: Feed, legal: bool = True) -> None:
+        """Feed one line; any error finding is a bug (unless the line is a mistake the
+        table makes on purpose, ``legal`` False: :mod:`.mistakes`). Then follow the hidden
+        cards."""
         flow = self.flow
         before = {p: len(self._deck(p)) for p in PLAYERS} if flow.started else {}
-        feed_legal(flow, item.line)
+        if legal:
+            feed_legal(flow, item.line)
+        else:
+            flow.feed(item.line)
         for p in PLAYERS:
             for card in item.used.get(p, []):
                 if card in self.hidden[p]:

@@ -39,6 +39,7 @@ from coreflow_judge.events.models import (
     GameStarted,
     LogLine,
     MatchStarted,
+    Pass,
     Request,
     Resolve,
     Roll,
@@ -120,6 +121,8 @@ class _Simulator:
                               rules=f"i_language/{edition}", format=fmt,
                               players=list(PLAYERS),
                               decks=decks, cards=cards, log_format=1)
+        start = GameStarted(seq=2, first_player=rng.choice(PLAYERS))
+        header, start = self._recorded(header, start)
         self.flow: CoreFlow = start_flow(header)
         rules = self.flow.rules
         if not isinstance(rules, ILanguageRules):
@@ -128,7 +131,17 @@ class _Simulator:
         self.prepared: dict[str, dict[str, Any]] = {}
         """Resolve choices decided before the request (the die rolled first)."""
         self._ids = 0
-        self._feed(GameStarted(seq=2, first_player=rng.choice(PLAYERS)))
+        self._start(start)
+
+    def _recorded(self, header: MatchStarted, start: GameStarted
+                  ) -> tuple[MatchStarted, GameStarted]:
+        """The set-up as the table records it (a table that records it wrongly, in
+        :mod:`.mistakes`, changes it here)."""
+        return header, start
+
+    def _start(self, start: GameStarted) -> None:
+        """Feed the game start (its findings are the header's: a wrong set-up's)."""
+        self._feed(start)
 
     def run(self) -> list[LogLine]:
         def play_next() -> None:
@@ -146,6 +159,11 @@ class _Simulator:
     # ------------------------------------------------------------------ what comes next
     def _next(self) -> list[LogLine]:
         flow = self.flow
+        if flow.chance in flow.players and flow.chance != flow.turn_player and \
+                not flow.pending_decisions():
+            # Only a table that moved the chance away (a mistake, :mod:`.mistakes`) gets
+            # here: the player holding it passes it back.
+            return [Pass(seq=flow.next_seq, player=flow.chance)]
         if flow.buffer:
             return self._resolve(self.rng.choice(flow.trigger_class()))
         if flow.awaiting_instant is not None:
@@ -228,7 +246,7 @@ class _Simulator:
         lines: list[LogLine] = []
         choices: dict[str, Any] | None = None
         card = self.rules.source_card(req)
-        if req.action.id in ("ability", "magic") and card is not None:
+        if req.action.id in ("ability", "magic") and card is not None and card.d.abilities:
             choices = self.prepared.pop(req.id, None)
             if choices is None:
                 index = 0
