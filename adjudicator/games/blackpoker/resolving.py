@@ -572,6 +572,12 @@ class Resolving:
                 self.triggers += [
                     TriggerSpec(t.action, aref, att.owner)
                     for t in self.r.trump_triggers(att.owner, "unblocked_attacker", aref)]
+                if asize is None and not self.r.size_hidden(att):
+                    # No size at all (a bulwark named as an attacker, reported at the
+                    # Attack): it deals no damage.
+                    self.rep("log.hidden-info", "bp6.2", f"{aref}'s size is unknown.",
+                             severity="warning")
+                    continue
                 if asize is None:
                     self.hidden(f"{aref}'s size is unknown: the damage it deals cannot be "
                                 "checked" + ("; the damage the log records is followed." if

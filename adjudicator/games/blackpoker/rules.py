@@ -538,6 +538,13 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             return None
         return compute(printed, reach)
 
+    def size_hidden(self, ch: Character) -> bool:
+        """``ch`` has a size that a face or a number the log does not show hides (not a
+        character without a size, such as a bulwark)."""
+        if self.data["characters"][ch.kind]["size"] == "none":
+            return False
+        return self.size(ch) is None
+
     def size(self, ch: Character) -> int | None:
         """Printed value, then abilities: all, your, this; oldest first in a scope."""
         comp = self.size_computation(ch)
