@@ -603,6 +603,9 @@ def spurious(action: str, source: Callable[[CoreFlow], str | None] = _last_resol
         if holder(flow) is None or flow.turn_player is None or any(
                 d.model is Trigger for d in flow.ledger.expected):
             return None  # a trigger the rules just derived would be this line's match
+        if any(r.provisional and r.action.id == action and r.status in ("buffer", "stage")
+               for r in flow.requests.values()):
+            return None  # a trigger line written late for that request (core-flow.md [6])
         named = source(flow)
         if named is None:
             return None

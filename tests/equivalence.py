@@ -373,9 +373,10 @@ def trigger_windows(lines: Log) -> list[Window]:
     """Each triggered request (by identity: the log may rename it later) and, for a held
     cost trigger, the index of the request line whose costs fired it."""
     dropped: dict[int, int] = {}
-    """Each triggered request discarded ([6-10-6]) or taken as never played -> the index
-    of the line where that happened (its window closes there: no line may name it
-    after)."""
+    """Each triggered request no longer waiting -> the index of the line where that
+    happened: resolved, discarded ([6-10-6]), taken as never played, or taken as resolved
+    with nothing chosen by a repair (a skipped Damage Judgement). Its window closes there:
+    a trigger line after it records a request that no longer waits."""
     repaired: set[int] = set()
     """Triggered requests a repair made (the judge took the table's line as showing a
     departure before it, ``order.trigger-missed``): where their trigger line stands is
@@ -398,8 +399,8 @@ def trigger_windows(lines: Log) -> list[Window]:
                 key = (req.action.id, req.source or "", req.controller)
                 created[id(req)] = (req, held.pop(key, None) if isinstance(line, Resolve)
                                     else None)
-            if req.status in ("dropped", "discarded") and id(req) not in dropped:
-                dropped[id(req)] = i
+            if req.status not in ("buffer", "stage", "instant") and id(req) not in dropped:
+                dropped[id(req)] = i  # done: dropped, discarded, or taken as resolved
     made_at = {req.id: req.seq for req, _ in created.values()}
     made_at.update({created[k][0].id: len(lines) + 1 for k in repaired})  # no window
     held_at = {req.id: at for req, at in created.values() if at is not None}
