@@ -62,9 +62,13 @@ from coreflow_judge.events.models import LINE_ADAPTER, MatchStarted
 from coreflow_judge.events.store import MatchRecorder, StoreUnavailable, open_recorder, store_env
 from eventsourcing.persistence import PersistenceError, StoredEvent
 
-#: The audit file's name, next to the store's SQLite file.
-DEFAULT_AUDIT_NAME = "coreflow-audit.duckdb"
+#: A SQLite store's audit file is the store's file name with this suffix, beside it
+#: (``tournament.db`` -> ``tournament.db.audit.duckdb``): one audit file per store.
+AUDIT_SUFFIX = ".audit.duckdb"
 AUDIT_ENV_VAR = "COREFLOW_AUDIT"
+#: Where the audit files of PostgreSQL (and in-memory) stores are kept, under the user's
+#: cache directory (``$XDG_CACHE_HOME``, else ``~/.cache``), one per store identity.
+AUDIT_CACHE = Path("coreflow") / "audit"
 
 #: Notifications read per query from the store.
 PAGE_SIZE = 5000
@@ -115,17 +119,41 @@ def store_identity(store: str | None) -> str:
 
 
 def default_audit_path(store: str | None = None) -> Path:
-    """``$COREFLOW_AUDIT``, else ``coreflow-audit.duckdb`` in the store's directory.
+    """``$COREFLOW_AUDIT``, else the store's own audit file: one per store, so two stores
+    never share (and rebuild) one.
 
-    For a PostgreSQL or in-memory store, the current directory.
+    A SQLite store's is beside it, its file name and :data:`AUDIT_SUFFIX`
+    (``./coreflow.db`` -> ``./coreflow.db.audit.duckdb``). A PostgreSQL store's (and an
+    in-memory or ``file:`` URI store's) is in the user's cache directory,
+    ``$XDG_CACHE_HOME/coreflow/audit`` (else ``~/.cache/coreflow/audit``), named after the
+    database and a digest of the store's identity (:func:`store_identity`: user, host,
+    port, database, schema; never the password), e.g.
+    ``postgresql-tournament-1f0c3a9b2d4e.duckdb``.
     """
     env_path = os.environ.get(AUDIT_ENV_VAR)
     if env_path:
         return Path(env_path)
-    db = store_env(store).get("SQLITE_DBNAME")
+    env = store_env(store)
+    db = env.get("SQLITE_DBNAME")
     if db is not None and db != ":memory:" and not db.startswith("file:"):
-        return Path(db).parent / DEFAULT_AUDIT_NAME
-    return Path(DEFAULT_AUDIT_NAME)
+        path = Path(db)
+        return path.parent / f"{path.name}{AUDIT_SUFFIX}"
+    identity = store_identity(store)
+    name = env.get("POSTGRES_DBNAME") or Path((db or "").partition("?")[0]).name
+    if "POSTGRES_SCHEMA" in env:
+        name += f"-{env['POSTGRES_SCHEMA']}"
+    kind = "postgresql" if db is None else "sqlite"
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:60].strip("._") or "store"
+    digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:12]
+    return _cache_home() / AUDIT_CACHE / f"{kind}-{slug}-{digest}.duckdb"
+
+
+def _cache_home() -> Path:
+    """``$XDG_CACHE_HOME``, else ``~/.cache`` (the XDG base directories)."""
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg)
+    return Path.home() / ".cache"
 
 
 # ------------------------------------------------------------------------ refreshing
@@ -145,6 +173,9 @@ class RefreshStats:
     edited: list[str] = field(default_factory=list)
     """Matches whose stored rows changed after the audit took them in (edited, swapped or
     deleted outside coreflow): taken in again (or dropped, when no row is left)."""
+    other_store: str | None = None
+    """The store the audit file had been built from when it was another one (it was
+    rebuilt for this store): two stores given one ``--audit`` file."""
 
 
 class _Sink:
@@ -246,6 +277,8 @@ class AuditDB:
             _reset(con)
             rebuild, last = True, 0
         stats = RefreshStats(rebuilt=rebuild, last_notification_id=last)
+        if state.get("store") not in (None, identity):
+            stats.other_store = state["store"]
         taken = {} if rebuild else _read_digests(con)
         edited = self._edited(app, taken, top) if taken else []
         if top <= last and not rebuild and not edited:
