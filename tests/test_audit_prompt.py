@@ -356,7 +356,7 @@ def test_a_file_is_written_whole_or_left_as_it_was(home: Path) -> None:
     assert not (home / "x.parquet").exists()
 
 
-def test_parquet_at_the_prompt(home: Path) -> None:
+def test_files_at_the_prompt(home: Path) -> None:
     script = (".mode parquet\nSELECT 1 AS n;\n.once one.parquet\nSELECT 1 AS n;\n"
               ".output each.parquet\nSELECT 2 AS n;\nSELECT 3 AS n UNION ALL SELECT 4;\n")
     r = coreflow("audit", "--store", "s.db", home=home, stdin=script)
@@ -368,6 +368,10 @@ def test_parquet_at_the_prompt(home: Path) -> None:
     con = duckdb.connect()
     assert con.execute(f"FROM '{home / 'one.parquet'}'").fetchall() == [(1,)]
     assert con.execute(f"FROM '{home / 'each.parquet'}' ORDER BY 1").fetchall() == [(3,), (4,)]
+    r = coreflow("audit", "--store", "s.db", "--format", "csv", "--out", "both.csv", home=home,
+                 stdin="SELECT 1 AS a;\nSELECT 2 AS b;\n")  # --out at the prompt: .output
+    assert (r.returncode, r.stdout) == (0, "")
+    assert (home / "both.csv").read_text() == "a\n1\nb\n2\n"
 
 
 # ------------------------------------------------------------------ one audit file per store
