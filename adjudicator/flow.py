@@ -646,11 +646,19 @@ class CoreFlow:
             self._place_normal_trigger(cls[0], derived=True)
         self._continue()
 
+    def discards_trigger(self, req: Req) -> bool:
+        """[6-10-6]: a triggered normal request of main timing is discarded, not placed,
+        when the stage is not empty ([6-10-4], [6-10-5]: otherwise it goes on the stage).
+        The one reading of the rule: the flow places by it, checks the log's placing
+        against it, and a simulator writes its placing by it."""
+        return req.action.speed == "normal" and req.action.timing == "main" \
+            and bool(self.stage)
+
     def _place_normal_trigger(self, req: Req, derived: bool) -> None:
         """[6-10-4]..[6-10-7]: quick -> stage; main -> stage only if the stage is empty,
-        else discarded."""
+        else discarded (:meth:`discards_trigger`)."""
         self.buffer.remove(req)
-        if req.action.timing == "main" and self.stage:
+        if self.discards_trigger(req):
             req.status = "discarded"
             if derived:
                 self.ledger.derive(Discard, dict(request=req.id, reason="stage not empty"), req)
@@ -699,7 +707,7 @@ class CoreFlow:
         if req.action.speed == "instant":
             self.report("legality.effect-mismatch", "core[7]",
                         "An instant request is never staged; it resolves at once.")
-        elif req.action.timing == "main" and self.stage:
+        elif self.discards_trigger(req):
             self.report("order.main-trigger-not-discarded", "core[6-10-6]",
                         f"{req.action.name} has main timing and the stage was not empty: "
                         "it should have been discarded.", expected="discard", actual="stage")
@@ -717,7 +725,7 @@ class CoreFlow:
                         f"{line.request} is not waiting in the buffer.")
             return
         self._check_trigger_order(req)
-        if not (req.action.speed == "normal" and req.action.timing == "main" and self.stage):
+        if not self.discards_trigger(req):
             self.report("order.trigger-wrongly-discarded", "core[6-10-6]",
                         f"{req.action.name} should have been placed, not discarded.",
                         expected="stage", actual="discard")
