@@ -136,8 +136,12 @@ def not_weighing(step: NextStep, line: object, code: str) -> NextStep:
     return dataclasses.replace(step, not_weighed=code)
 
 
-def next_step(flow: CoreFlow) -> NextStep:
-    """What the rules wanted next in ``flow``'s present state (see the module)."""
+def next_step(flow: CoreFlow, offers: bool = True) -> NextStep:
+    """What the rules wanted next in ``flow``'s present state (see the module).
+
+    ``offers`` False leaves :attr:`NextStep.requests` empty (the step is the same): a
+    simulator's policy tries its own candidates by the same timing checks, and working
+    out every offer at every decision would cost more than its play."""
     end = flow.recorded_end
     if flow.result is not None:
         return NextStep("over", result=flow.result.as_dict(), end_recorded=end is not None)
@@ -162,7 +166,7 @@ def next_step(flow: CoreFlow) -> NextStep:
         return NextStep("resolve", waiting=top) if top else NextStep("none")
     return NextStep("chance", holder=holder,
                     passed=tuple(p for p in flow.players if p in flow.passed),
-                    requests=allowed_requests(flow), waiting=top)
+                    requests=allowed_requests(flow) if offers else (), waiting=top)
 
 
 def allowed_requests(flow: CoreFlow) -> tuple[Allowed, ...]:
