@@ -368,7 +368,7 @@ def bp_game(kind: str, edition: str, seed: int, nth: int, fmt: str = "lite",
     sim = _Simulator(edition, seed, fmt, 3000, f"as-played-{seed}", frame)
 
     def steps() -> Iterator[tuple[Any, LogLine]]:
-        item = sim._next()
+        item = sim.next_item()
         yield item, item.line
 
     def effects(req: Req, line: Resolve) -> list[Fx] | None:
