@@ -603,7 +603,7 @@ def dm_game(kind: str, seed: int, nth: int) -> tuple[Outcome | None, list[LogLin
     sim = _Simulator(seed, 4000, f"as-played-dm-{seed}", "1.47", "standard")
 
     def steps() -> Iterator[tuple[Any, LogLine]]:
-        line = sim._next()
+        line = sim.next_item()
         yield line, line
 
     def effects(req: Req, line: Resolve) -> list[Fx] | None:

@@ -652,16 +652,24 @@ class DuelMastersRules(RulesHooks):
         return None
 
     # ------------------------------------------------------------------ requesting
+    def step_passed(self, step: str) -> bool:
+        """dm§3: this turn is past ``step``; the active player may no longer request an
+        action of that step."""
+        return self.steps.index(step) < self.step
+
+    def mana_charged(self) -> bool:
+        """dm§3.3: the active player has charged as many cards as a turn allows."""
+        return self.charges >= int(self.pol["mana_charges_per_turn"])
+
     def table_allows(self, flow: CoreFlow, line: Request, action: ActionDef) -> bool:
         """What the rules want next weighs the turn's steps (dm§3: no action of a step the
         turn has passed) and the one mana charge per turn (dm§3.3): the parts of
         :meth:`request_findings` that need no key card, mana or target."""
         step = action.data.get("step")
-        if step is not None and line.player == flow.turn_player and \
-                self.steps.index(step) < self.step:
+        if step is not None and line.player == flow.turn_player and self.step_passed(step):
             return False
         return not (action.id == "charge_mana" and line.player == flow.turn_player
-                    and self.charges >= int(self.pol["mana_charges_per_turn"]))
+                    and self.mana_charged())
 
     def request_choices(self, line: Request) -> dict[str, Any]:
         """The request's choices the judge reads (of the action's declared shapes)."""
@@ -688,8 +696,7 @@ class DuelMastersRules(RulesHooks):
                 actual=[c.kind for c in line.costs])
         step = action.data.get("step")
         if step is not None and player == flow.turn_player:
-            want = self.steps.index(step)
-            if want < self.step:
+            if self.step_passed(step):
                 now = self.step_name()
                 rep("legality.step-order", "dm§3",
                     f"{action.name} belongs to the {step} step, and this turn is already in "
@@ -700,7 +707,7 @@ class DuelMastersRules(RulesHooks):
         aid = action.id
         if aid == "charge_mana":
             self._check_hand_key(line, board, None, rep)
-            if self.charges >= int(self.pol["mana_charges_per_turn"]):
+            if self.mana_charged():
                 rep("legality.mana-charge-twice", "dm§3.3",
                     f"{player} already charged mana this turn: one card per turn.",
                     expected=1, actual=self.charges + 1)
