@@ -658,7 +658,7 @@ def il_game(kind: str, seed: int, nth: int) -> tuple[Outcome | None, list[LogLin
     sim = _Simulator(seed, 2000, f"as-played-il-{seed}", "1", "standard")
 
     def steps() -> Iterator[tuple[Any, LogLine]]:
-        for line in sim._next():
+        for line in sim.next_item():
             yield line, line
 
     def effects(req: Req, line: Resolve) -> list[Fx] | None:

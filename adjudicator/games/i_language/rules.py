@@ -113,6 +113,16 @@ class CardState:
         """Not incapacitated: in the camp with durability above 0 (il.状態)."""
         return self.normal and not self.removed and self.durability > 0
 
+    def attacked_in(self, turn: int) -> bool:
+        """Each normal card attacks at most once per turn: has it attacked in ``turn``?"""
+        return self.attacked_turn is not None and self.attacked_turn == turn
+
+    def ability_ready(self, timing: str) -> bool:
+        """The card has a special ability of ``timing`` (il.特殊能力: ``main``, requested
+        by its player; ``on_attack``, ``on_destroyed``, started by the rules) not yet used
+        (once per game)."""
+        return self.d.timing == timing and bool(self.d.abilities) and not self.used
+
     @property
     def state(self) -> str:
         if not self.normal:
@@ -467,7 +477,7 @@ class ILanguageRules(RulesHooks):
             rep("legality.key-card-invalid",
                 f"{card.ref} is incapacitated ({card.state}): it cannot attack.",
                 actual=card.state)
-        if card.attacked_turn is not None and card.attacked_turn == flow.turn:
+        if card.attacked_in(flow.turn):
             rep("timing.once-per-turn", f"{card.ref} already attacked this turn: each normal "
                 "card attacks at most once per turn.", expected="once this turn",
                 actual="twice")
@@ -891,6 +901,6 @@ class _Resolving:
 
     @staticmethod
     def _trigger(card: CardState, timing: str) -> list[TriggerSpec]:
-        if card.d.timing != timing or card.used or not card.d.abilities:
+        if not card.ability_ready(timing):
             return []
         return [TriggerSpec("ability", card.ref, card.owner)]
