@@ -334,6 +334,11 @@ class ILanguageRules(RulesHooks):
         return self.deck_cost(player) + sum(
             c.d.cost for c in self.decks.get(player, []) if not c.normal and c.used)
 
+    def cost_over(self, player: str, adding: int = 0) -> bool:
+        """il.コスト / il.敗北: is ``player``'s total cost (with ``adding`` more: a magic
+        card about to be declared) over the initial cost? At the game's end that loses."""
+        return self.total_cost(player) + adding > self.initial_cost
+
     # ------------------------------------------------------------------ [1] game start
     def start_game(self, flow: CoreFlow, header: MatchStarted, line: GameStarted) -> None:
         """The decks of the header form the camps; check each deck (il.デッキ)."""
@@ -573,7 +578,7 @@ class ILanguageRules(RulesHooks):
         wiped = [p for p in players if not self.standing(p)]
         if not wiped and not self.over:
             return None
-        over = [p for p in players if self.total_cost(p) > self.initial_cost]
+        over = [p for p in players if self.cost_over(p)]
         if len(over) == len(players):
             return GameResult("draw", None, "cost_over")
         if over:

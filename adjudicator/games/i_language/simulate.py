@@ -197,8 +197,7 @@ class _Simulator(Simulation[list[LogLine]]):
         if not left:
             return []
         card = self.rng.choice(left)
-        total = self.rules.total_cost(player) + card.d.cost
-        if total > self.rules.initial_cost and self.rng.random() >= OVER_BUDGET_RATE:
+        if self.rules.cost_over(player, card.d.cost) and self.rng.random() >= OVER_BUDGET_RATE:
             return []
         return self._use(player, "magic", card)
 
