@@ -498,12 +498,24 @@ class DuelMastersRules(RulesHooks):
         return next((c for c in self.boards[player].battle
                      if (o := self.override(c, "draw")) is not None and not o.allow), None)
 
-    def turn_hook(self, flow: CoreFlow, req: Req) -> str:
-        """The card text a start / end of turn ability resolves: its controller's own turn's
-        or the opponent's turn's."""
-        hooks = req.action.data.get("hooks") or {}
-        own = req.controller == flow.turn_player
-        return str(hooks.get("own" if own else "opponent", ""))
+    def ability_hook(self, flow: CoreFlow, req: Req) -> str | None:
+        """The card text a triggered ability request resolves, by its action's data: the
+        one it names (``hook``: ``cip``, ``on_attack``, ...), or for a start / end of turn
+        ability (dm§3.1, dm§3.6, ``hooks``) its controller's own turn's or the opponent's
+        turn's; None for an action that resolves no ability's text."""
+        data = req.action.data
+        hooks = data.get("hooks")
+        if isinstance(hooks, dict):
+            own = req.controller == flow.turn_player
+            return str(hooks.get("own" if own else "opponent", ""))
+        hook = data.get("hook")
+        return str(hook) if hook is not None else None
+
+    def shields_broken(self, attacker: Creature, player: str) -> int:
+        """dm§3.5: how many of ``player``'s shields ``attacker`` breaks: its breaker count,
+        or every shield left when there are fewer."""
+        shields = self.boards[player].shields
+        return min(attacker.breaker, len(shields or []))
 
     def sick(self, flow: CoreFlow, c: Creature) -> bool:
         """Summoning sickness: it was put into the battle zone this turn (dm§2.2)."""
@@ -1491,12 +1503,6 @@ class _Resolving:
             self.trigger("draw", source, nxt)
         r.drawn_early.clear()
 
-    def do_start_of_turn(self) -> None:
-        self._ability(self.r.turn_hook(self.flow, self.req))
-
-    def do_end_of_turn(self) -> None:
-        self._ability(self.r.turn_hook(self.flow, self.req))
-
     # ------------------------------------------------------------------ the attack
     def do_block(self) -> None:
         r = self.r
@@ -1581,7 +1587,7 @@ class _Resolving:
     def break_shields(self, attacker: Creature, player: str) -> None:
         b = self.r.boards[player]
         shields = b.shields if b.shields is not None else []
-        n = min(attacker.breaker, len(shields))
+        n = self.r.shields_broken(attacker, player)
         named = self.choices.get("shields")
         picked: list[int] = []
         if named is None:
@@ -1655,25 +1661,19 @@ class _Resolving:
             return [t]
         return [str(x) for x in t] if isinstance(t, list) else []
 
-    def _ability(self, hook: str) -> None:
+    def _ability(self) -> None:
+        """A triggered ability resolves: its card's text of the hook its action names
+        (:meth:`DuelMastersRules.ability_hook`)."""
         src = str(self.req.source or "")
         card = card_of(src)
         cdef = self.r.card(card)
-        if cdef is None:
+        hook = self.r.ability_hook(self.flow, self.req)
+        if cdef is None or hook is None:
             return
         self.run_effects(self.req.controller, cdef, hook, self._chosen_targets())
 
-    def do_cip(self) -> None:
-        self._ability("cip")
-
-    def do_on_attack(self) -> None:
-        self._ability("on_attack")
-
-    def do_on_break(self) -> None:
-        self._ability("on_break")
-
-    def do_on_destroy(self) -> None:
-        self._ability("on_destroy")
+    do_cip = do_on_attack = do_on_break = do_on_destroy = _ability
+    do_start_of_turn = do_end_of_turn = _ability
 
     def do_s_trigger(self) -> None:
         """The shield's owner may use it for free: summon the creature or cast the spell."""

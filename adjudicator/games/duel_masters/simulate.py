@@ -248,11 +248,8 @@ class _Simulator(Simulation[LogLine]):
             choices = self._block_choices(req)
         elif aid in ("s_trigger", "g_strike"):
             choices = self._shield_trigger_choices(req)
-        elif aid in ("cip", "on_attack", "on_break", "on_destroy", "start_of_turn",
-                     "end_of_turn"):
+        elif (hook := self.rules.ability_hook(self.flow, req)) is not None:
             cdef = self.rules.card(str(req.source).partition(":")[2])
-            hook = self.rules.turn_hook(self.flow, req) if aid in (
-                "start_of_turn", "end_of_turn") else aid
             if cdef is not None:
                 choices = self._targets(req.controller, cdef, hook)
         choices.update(self._psychic_choice(req, choices))
@@ -268,6 +265,7 @@ class _Simulator(Simulation[LogLine]):
         """The psychic creature a ``hyperspatial`` effect of the resolving spell or ability
         brings out (``choices.hyperspatial``), among those the rules allow."""
         aid = req.action.id
+        hook: str | None
         if aid == "cast":
             cdef, hook = self.rules.card(str(req.data.get("card"))), "spell"
         elif aid == "s_trigger":
@@ -276,10 +274,9 @@ class _Simulator(Simulation[LogLine]):
                 return {}
         else:
             cdef = self.rules.card(str(req.source).partition(":")[2])
-            hook = self.rules.turn_hook(self.flow, req) if aid in (
-                "start_of_turn", "end_of_turn") else aid
+            hook = self.rules.ability_hook(self.flow, req)
         effect = next((e for e in cdef.effects(hook) if e.kind == "hyperspatial"),
-                      None) if cdef is not None else None
+                      None) if cdef is not None and hook is not None else None
         if effect is None:
             return {}
         legal = self.rules.psychic_options(req.controller, effect)
@@ -307,7 +304,7 @@ class _Simulator(Simulation[LogLine]):
         if attack.target != defender:
             return {}
         shields = r.boards[defender].shields or []
-        n = min(attacker.breaker, len(shields))
+        n = r.shields_broken(attacker, defender)
         if n == 0:
             return {}
         picked = self.rng.sample(shields, n)  # written always: the faces become known
