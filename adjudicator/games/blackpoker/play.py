@@ -413,9 +413,8 @@ class Simulator(Simulation[Feed]):
     def choose_end(self, req: Req, choices: dict[str, Any], item: Feed
                    ) -> list[LogEffect] | None:
         ctl = req.controller
-        count = self._board(ctl).hand_count or 0
-        over = count - int(self.rules.pol["hand_limit"])
-        if over > 0:
+        over = self.rules.over_hand_limit(ctl)
+        if over:
             hand = self._hand(ctl)
             self.rng.shuffle(hand)
             choices["discard"] = [f"{ctl}:{c}" for c in hand[:over]]

@@ -662,6 +662,14 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
     def may_block(self, ch: Character) -> bool:
         return ch.state == "charge"
 
+    def over_hand_limit(self, player: str) -> int | None:
+        """bp6.2: how many cards ``player`` discards at End, down to the hand limit (0
+        when the hand is within it); None when the hand's count is not known."""
+        count = self.boards[player].hand_count
+        if count is None:
+            return None
+        return max(0, count - int(self.pol["hand_limit"]))
+
     # ------------------------------------------------------------------ requesting
     def table_allows(self, flow: CoreFlow, line: Request, action: ActionDef) -> bool:
         """A face-up trump grants the action (the extra trumps), it is not one its requester
