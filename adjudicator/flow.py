@@ -46,10 +46,13 @@ from coreflow_judge.events.models import (
     TurnStarted,
 )
 
-__all__ = ["SYSTEM", "Continuation", "CoreFlow", "Derived", "Req", "Status"]
+__all__ = ["STAGE_NOT_EMPTY", "SYSTEM", "Continuation", "CoreFlow", "Derived", "Req", "Status"]
 
 SYSTEM = "system"
 """The rule system as the holder of the chance ([13]: while the stage resolves)."""
+
+STAGE_NOT_EMPTY = "stage not empty"
+"""The reason the rule system gives for a [6-10-6] discard (:meth:`CoreFlow.discards_trigger`)."""
 
 
 def _result_words(result: str, winner: str | None, reason: str | None) -> str:
@@ -661,7 +664,7 @@ class CoreFlow:
         if self.discards_trigger(req):
             req.status = "discarded"
             if derived:
-                self.ledger.derive(Discard, dict(request=req.id, reason="stage not empty"), req)
+                self.ledger.derive(Discard, dict(request=req.id, reason=STAGE_NOT_EMPTY), req)
             return
         req.status = "stage"
         self.stage.append(req)

@@ -32,13 +32,10 @@ from contextlib import contextmanager
 from typing import Generic, TypeVar
 
 from coreflow_judge.adjudicator.findings import Finding
-from coreflow_judge.adjudicator.flow import CoreFlow, Req
+from coreflow_judge.adjudicator.flow import STAGE_NOT_EMPTY, CoreFlow, Req
 from coreflow_judge.adjudicator.game import ActionDef
 from coreflow_judge.adjudicator.next_step import NextStep, next_step
 from coreflow_judge.events.models import Discard, LogLine, Pass, Request, Stage
-
-DISCARDED = "stage not empty"
-"""The reason a simulated table gives for a [6-10-6] discard (the rule system's own)."""
 
 
 class SimulationError(RuntimeError):
@@ -70,7 +67,7 @@ def placement(flow: CoreFlow, req: Req) -> Stage | Discard:
     """The line that places the triggered normal request ``req``, handled now: staged, or
     discarded where [6-10-6] says so (:meth:`CoreFlow.discards_trigger`)."""
     if flow.discards_trigger(req):
-        return Discard(seq=flow.next_seq, request=req.id, reason=DISCARDED)
+        return Discard(seq=flow.next_seq, request=req.id, reason=STAGE_NOT_EMPTY)
     return Stage(seq=flow.next_seq, request=req.id)
 
 
