@@ -560,6 +560,12 @@ class CoreFlow:
         self.add_triggers(self.rules.on_staged(self, req))
         self.run_trigger_check()
 
+    def main_timing(self, player: str) -> bool:
+        """[3]: is it ``player``'s main timing, when a request of main timing may be made:
+        the turn player's, with the stage empty? The one reading of the rule: the timing
+        check asks it, and a simulator's policy weighs its choices by it."""
+        return player == self.turn_player and not self.stage
+
     def check_request_timing(self, line: Request, action: ActionDef, report: bool) -> list[str]:
         """[3]: chance, timing and once-per-turn of a direct request; codes of what it
         breaks."""
@@ -571,7 +577,7 @@ class CoreFlow:
             broken.append(("timing.no-chance", "core[3]",
                            f"{player} requested {action.name} without holding the chance.",
                            self.chance, player))
-        if action.timing == "main":
+        if action.timing == "main" and not self.main_timing(player):
             if player != self.turn_player:
                 broken.append(("timing.main-not-turn-player", "core[3]",
                                f"{player} requested {action.name} on {self.turn_player}'s "

@@ -196,8 +196,7 @@ class Simulator(Simulation[Feed]):
         flow = self.flow
         player = step.holder
         assert player is not None
-        main = player == flow.turn_player and not flow.stage
-        if main:
+        if flow.main_timing(player):
             weights = self.main_weights()
         elif self.rng.random() < QUICK_RATE:
             weights = self.quick_weights()
