@@ -7,7 +7,7 @@ pending effect in the buffer (the engine's own dm101.4a order), an instant reque
 for its resolution, or a decision of the player holding the chance (the non-active player
 passes). For a decision it builds candidate requests from the table (hand, mana,
 creatures) and keeps only those the engine accepts without an error finding
-(``check_request_timing`` + ``rules.request_findings``); resolutions carry the choices the
+(:func:`~coreflow_judge.adjudicator.simulation.accepted`); resolutions carry the choices the
 rules ask for (the blocker, the shields broken, whether an S-Trigger or G-Strike is used,
 the creature an ability chooses). Every line it feeds must raise no error finding: one that
 does is a :class:`SimulationError`, a bug in the engine or in the simulator.
