@@ -39,6 +39,7 @@ from coreflow_judge.adjudicator.game import (
     GameResult,
     Resolution,
     RulesHooks,
+    Sight,
     TriggerSpec,
     UnsupportedRules,
 )
@@ -73,6 +74,7 @@ from coreflow_judge.adjudicator.games.duel_masters.cards import (
     parse_cards,
     split_ref,
 )
+from coreflow_judge.adjudicator.games.duel_masters.options import request_options
 from coreflow_judge.adjudicator.games.duel_masters.pending import PendingEffectOrder
 from coreflow_judge.adjudicator.plan import PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import Permission, PermissionPolicy, ProhibitionWins
@@ -1048,6 +1050,12 @@ class DuelMastersRules(RulesHooks):
         self._start_next_turn(flow, ctx)
         flow.findings.extend(ctx.findings)
         return ctx.triggers
+
+    def request_options(self, flow: CoreFlow, player: str, action: ActionDef, sees: Sight
+                        ) -> list[Request]:
+        """The requests of ``action`` that ``player`` could make now, for the judge to
+        check (:func:`.options.request_options`)."""
+        return request_options(self, flow, player, action, sees)
 
     def asks_on_resolve(self, flow: CoreFlow, req: Req) -> bool:
         """Whether resolving ``req`` now leaves a choice: the defender's block (dm§3.5)
