@@ -7,7 +7,7 @@ won) comes through the :class:`GameRules` interface that each game implements.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
@@ -218,7 +218,7 @@ class GameRules(Protocol[FlowT, ReqT]):
         ...
 
     def request_options(self, flow: FlowT, player: str, action: ActionDef, sees: Sight
-                        ) -> list[Request] | None:
+                        ) -> Iterable[Request] | None:
         """The requests of ``action`` that ``player`` could make now, as far as ``sees``
         lets them be named (see RulesHooks)."""
         ...
@@ -304,7 +304,7 @@ class RulesHooks(Generic[HookFlowT]):
         return False
 
     def request_options(self, flow: HookFlowT, player: str, action: ActionDef, sees: Sight
-                        ) -> list[Request] | None:
+                        ) -> Iterable[Request] | None:
         """The requests of ``action`` that ``player`` could make now: each key card, cost,
         target and request-time choice the table could name, built from the cards on the
         table and in the player's zones. A card ``sees`` says the viewer may not see (a

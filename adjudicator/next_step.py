@@ -161,17 +161,22 @@ def allowed_requests(flow: CoreFlow) -> tuple[Allowed, ...]:
     the abilities that grant an action: ``table_allows``); no finding is reported. Key
     cards, costs and targets are not weighed: an action may be offered that the player's
     cards cannot pay for."""
-    out: list[Allowed] = []
+    return tuple(_allowed(flow))
+
+
+def _allowed(flow: CoreFlow, players: tuple[str, ...] | None = None) -> Iterator[Allowed]:
+    """:func:`allowed_requests` one at a time (only ``players``')."""
     actions = getattr(flow.rules, "actions", {})
     for player in flow.players:
+        if players is not None and player not in players:
+            continue
         for action in actions.values():
             if not action.direct:
                 continue
             probe = Request(seq=flow.next_seq, request="?", player=player, action=action.id)
             if (not flow.check_request_timing(probe, action, report=False)
                     and flow.rules.table_allows(flow, probe, action)):
-                out.append(Allowed(player, action.id))
-    return tuple(out)
+                yield Allowed(player, action.id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,9 +200,7 @@ def options(flow: CoreFlow, sees: Sight, players: tuple[str, ...] | None = None,
     ``request_findings`` raise no error for it (a card out of sight may only warn: its
     face is not known). An action with no accepted request is left out. ``players``:
     only theirs; ``limit``: stop each action's list after that many."""
-    for allowed in allowed_requests(flow):
-        if players is not None and allowed.player not in players:
-            continue
+    for allowed in _allowed(flow, players):
         action = flow.rules.action(allowed.action)
         assert action is not None
         proposed = flow.rules.request_options(flow, allowed.player, action, sees)

@@ -43,23 +43,31 @@ MAX_PROPOSALS = 400
 
 
 def request_options(rules: BlackPokerRules, flow: CoreFlow, player: str,
-                    action: ActionDef, sees: Sight) -> list[Request] | None:
-    """The requests of ``action`` that ``player`` could make now (see the module)."""
-    board = rules.boards.get(player)
-    if board is None:
-        return []
+                    action: ActionDef, sees: Sight) -> Iterator[Request] | None:
+    """The requests of ``action`` that ``player`` could make now (see the module), one
+    at a time; None for an action whose requests it does not propose."""
     data = action.data
     choices = set(data.get("choices") or {})
     if choices - {"card"}:
         return None  # a request-time choice this module does not propose
+    if (data.get("key") or {}).get("from") not in (None, "rare"):
+        return None  # a key zone this module does not know
+    return _proposals(rules, flow, player, action, sees)
+
+
+def _proposals(rules: BlackPokerRules, flow: CoreFlow, player: str, action: ActionDef,
+               sees: Sight) -> Iterator[Request]:
+    board = rules.boards.get(player)
+    if board is None:
+        return
+    data = action.data
+    choices = set(data.get("choices") or {})
     hand = _zone(player, sorted(board.hand_known.elements()), board.hand_count, sees)
     key = data.get("key") or {}
     patterns = list(key.get("cards") or [{}] * len(key.get("rank_set", ())))
     if key.get("from") == "rare":
         rare = board.rare or []
         pool = _zone(player, [c for c in rare if c != UNKNOWN], len(rare), sees)
-    elif key.get("from"):
-        return None  # a key zone this module does not know
     else:
         pool = hand
     costs = _cost_strings(rules, flow, player, action)
@@ -69,7 +77,7 @@ def request_options(rules: BlackPokerRules, flow: CoreFlow, player: str,
         originators = list(own)
     else:
         originators += [ch for ch in own if rules.grant_of(ch, action.id) is not None]
-    out: list[Request] = []
+    made = 0
     for origin in originators:
         keys_options = [[]] if origin is not None and not data.get("originated") else \
             _key_sets(pool, len(patterns))
@@ -82,12 +90,12 @@ def request_options(rules: BlackPokerRules, flow: CoreFlow, player: str,
                 if "card" in choices:
                     picks = [{"card": c} for c in _distinct(left)]
                 for pick in picks:
-                    out.append(Request.model_validate(dict(
+                    yield Request.model_validate(dict(
                         seq=flow.next_seq, request="?", player=player, action=action.id,
-                        key_cards=keys, costs=paid, targets=target, choices=pick)))
-                    if len(out) >= MAX_PROPOSALS:
-                        return out
-    return out
+                        key_cards=keys, costs=paid, targets=target, choices=pick))
+                    made += 1
+                    if made >= MAX_PROPOSALS:
+                        return
 
 
 def _zone(player: str, known: list[str], count: int | None, sees: Sight) -> list[str]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from coreflow_judge.adjudicator.findings import Finding, finding
@@ -1040,7 +1040,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         return bool(asked)
 
     def request_options(self, flow: CoreFlow, player: str, action: ActionDef, sees: Sight
-                        ) -> list[Request] | None:
+                        ) -> Iterator[Request] | None:
         """The requests of ``action`` that ``player`` could make now, for the judge to
         check (:func:`.options.request_options`)."""
         return request_options(self, flow, player, action, sees)
