@@ -65,6 +65,9 @@ class Answer:
     restated: bool = False
     """The entry says again a line the record already holds (one the rules derived or
     filled in before the table stopped last time): nothing was stored for it."""
+    unrecorded: list[str] = field(default_factory=list)
+    """What a restated entry says that the record's line does not (its effects): not
+    recorded, the line being stored already."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -150,14 +153,16 @@ class LiveTable:
                                                          "hash": None}))
         echo = self._restates(line)
         if echo is not None:
-            return Answer(True, echo, restated=True)
+            said, have = canonical_dict(line), canonical_dict(echo)
+            extra = [k for k in ("effects",) if k in said and said[k] != have.get(k)]
+            return Answer(True, echo, restated=True, unrecorded=extra)
         at = self._fills(line)
         if at is None and self.filled and line.type in DERIVABLE:
             written = self._writes_derived(line)
             if written is not None:
                 return written
         if at is not None:
-            if _same(self.filled[at], line):
+            if self._stands_for(self.filled[at], line):
                 return self._confirm(at)
             # The table says more than the line filled in: its own line stands instead.
             self.flow = self._replay(fill=at)
@@ -218,6 +223,26 @@ class LiveTable:
         self._fill()
         return Answer(True, stored_line, new, findings, self._filled_ahead())
 
+    def _stands_for(self, done: LogLine, line: LogLine) -> bool:
+        """Whether ``line`` says what the line filled in says, the table being the same
+        after it: the same line, written at a time, or with the effects the resolution had
+        as its claims (claims that agree change nothing). It then takes its place in the
+        complete log."""
+        said, have = _said(line), _said(done)
+        claims = said.pop("effects", None)
+        if said != have or (claims is not None and have.get("effects") is not None):
+            return False
+        if claims is not None:
+            res = self.flow.resolutions.get(done.seq)
+            if res is None or claims != [_effect(e) for e in res.effects]:
+                return False
+        complete = self.flow.complete
+        k = next(k for k in range(len(complete) - 1, -1, -1) if complete[k] is done)
+        line = line.model_copy(update={"seq": done.seq})
+        complete[k] = line
+        self.filled[self.filled.index(done)] = line
+        return True
+
     def _confirm(self, at: int) -> Answer:
         """The entry is the line filled in at ``at``: store it (with what comes before it)
         as the table's own entry; the lines filled in after it stay as they are."""
@@ -274,11 +299,13 @@ class LiveTable:
         who starts the game; the triggered request to stage, discard or resolve; the
         resolution due, with the choices it asks; or the chance holder's pass and each
         player's requests, card by card (:func:`~adjudicator.next_step.options`: the
-        game proposes, the judge keeps what it accepts). Each player's entries name only
-        what that player may see (their own hand as far as the record shows it; ``?`` a
-        card the record does not show, which the table names). ``player``, ``action``:
-        only those requests; ``shown``: entries written per action (the others are
-        summed up in one line of alternatives)."""
+        game proposes, the judge keeps what it accepts). The entries name only what every
+        player may see (``?`` for a card out of sight: a hand card, the top of the life;
+        the table names it), characters by their references as the record does;
+        ``player``: only that player's requests, named as that player may see them (their
+        own hand as far as the record shows it). ``action``: only that action's;
+        ``shown``: entries written per action (the others are summed up in one line of
+        alternatives)."""
         flow = self.flow
         out = [f"{to_notation(line)}   (filled in: {self._why_filled(line)}; stored with "
                "the next line)" for line in self._filled_ahead()]
@@ -304,10 +331,11 @@ class LiveTable:
         if player in (None, holder) and action is None:
             top = f", on {flow.stage[-1].id}" if flow.stage else ""
             out.append(f"{holder} pass   ({holder} holds the chance{top}{passed})")
+        sees = sight(flow, player if player is not None else SPECTATOR)
         for p in flow.players:
             if player not in (None, p):
                 continue
-            for opt in options(flow, sight(flow, p), players=(p,)):
+            for opt in options(flow, sees, players=(p,)):
                 if action not in (None, opt.action.id, opt.action.name_ja):
                     continue
                 out += self._option_lines(opt, shown)
@@ -472,14 +500,17 @@ class LiveTable:
         """The stored line ``line`` says again, among those stored after the last entry
         without being entered (what the rules derived, or filled in at the game's end,
         when the table stopped): the first such line from where the last one matched. A
-        table that pipes a log in two sittings says them again after ``--resume``."""
+        table that pipes a log in two sittings says them again after ``--resume``. A
+        resolution said again with its effects stands for the one filled in without them
+        (the record holds it already; the claims are not added)."""
         if self._echo >= len(self.stored):
             return None
-        said = _said(line)
-        for k in range(self._echo, len(self.stored)):
-            if _said(self.stored[k]) == said:
-                self._echo = k + 1
-                return self.stored[k]
+        for loose in (False, True):
+            said = _said(line, loose)
+            for k in range(self._echo, len(self.stored)):
+                if _said(self.stored[k], loose) == said:
+                    self._echo = k + 1
+                    return self.stored[k]
         return None
 
     def _untyped_tail(self) -> int:
@@ -583,11 +614,24 @@ def _same(a: LogLine, b: LogLine) -> bool:
     return da == db
 
 
-def _said(line: LogLine) -> dict[str, Any]:
-    """What a line says, whatever its seq and the time it was written at."""
+def _effect(effect: Any) -> Any:
+    """An effect as a log line writes it (the plan's dict read as the log format's)."""
+    from coreflow_judge.events.models import Effect
+
+    try:
+        return Effect.model_validate(effect).model_dump(mode="json", exclude_none=True)
+    except ValueError:
+        return effect
+
+
+def _said(line: LogLine, loose: bool = False) -> dict[str, Any]:
+    """What a line says, whatever its seq and the time it was written at (``loose``: and
+    the effects a resolution claims)."""
     data = canonical_dict(line)
     data.pop("seq", None)
     data.pop("at", None)
+    if loose and data.get("type") == "resolve":
+        data.pop("effects", None)
     return data
 
 
