@@ -188,11 +188,15 @@ TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
                   "'help' で記法、'legal' で今できることを表示"),
     "play.refused": ("{reasons}; nothing was recorded{now}",
                      "{reasons}。何も記録していない{now}"),
+    "play.and": ("; ", "。"),
     "play.now": (". Now: {entries}", "。今できること: {entries}"),
     "play.now_more": (" · ... ('legal' lists every entry)", " · …（全部は 'legal'）"),
     "play.then": ("then, filled in (no decision): {lines}", "続けて自動記入（判断不要）: {lines}"),
     "play.restated": ("ok {seq}: {line} (already recorded: nothing stored)",
                       "ok {seq}: {line}（記録済み：何も保存していない）"),
+    "play.unrecorded": ("; its {what} are not added (the line was stored without them when "
+                        "the last sitting ended)",
+                        "。{what} は追加しない（前回の終了時にそれなしで保存済み）"),
     "play.over_ahead": ("the game is over once they are stored: {who} ({reason})",
                         "これらが保存されるとゲーム終了: {who}（{reason}）"),
     # Why a line was refused, in the table's words ({code} closes each reason).

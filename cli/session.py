@@ -196,7 +196,8 @@ class Speaker:
                line: LogLine | None = None) -> None:
         """The answer to one entry (``line``: the entry as read, for a refusal's words)."""
         if not answer.accepted:
-            reasons = "; ".join(self.refusal(f, line, table) for f in answer.errors)
+            reasons = self.text("play.and").join(self.refusal(f, line, table)
+                                                 for f in answer.errors)
             self.say("refused", self.text("play.refused", reasons=reasons,
                                           now=self.now(table)), no,
                      findings=[f.as_dict() for f in answer.findings])
@@ -204,8 +205,11 @@ class Speaker:
         parts: list[str] = []
         entry = answer.line
         if answer.restated and entry is not None:
-            self.say("ok", self.text("play.restated", seq=entry.seq, line=self.line(entry)),
-                     no, seq=entry.seq, stored=[], restated=True, filled=[], findings=[])
+            note = self.text("play.unrecorded", what=", ".join(answer.unrecorded)) \
+                if answer.unrecorded else ""
+            self.say("ok", self.text("play.restated", seq=entry.seq, line=self.line(entry))
+                     + note, no, seq=entry.seq, stored=[], restated=True, filled=[],
+                     findings=[])
             return
         derived = [ln for ln in answer.stored if ln is not entry]
         head = f"ok {entry.seq}: {self.line(entry)}" if entry is not None else "ok"
