@@ -317,12 +317,11 @@ class LiveTable:
         if step.step == "none":
             return out
         if step.step in ("buffer", "instant", "resolve"):
-            reqs = flow.trigger_class() if step.step == "buffer" else (
-                [flow.awaiting_instant] if step.step == "instant" else [flow.stage[-1]])
-            several = len(reqs) > 1
-            for req in reqs:
+            due = [w for w in step.waiting if w.first or step.step != "buffer"]
+            for w in due:
+                req = flow.requests.get(w.request)
                 if req is not None:
-                    out.append(self._due(req, step.step, several))
+                    out.append(self._due(req, step.step, len(due) > 1))
             return out
         holder = step.holder
         assert holder is not None

@@ -243,27 +243,25 @@ def decided(flow: CoreFlow, sees: Sight) -> LogLine | None:
       by what ``sees`` lets anyone know: the public table, so that a pass filled in
       tells nobody what a hand holds): their pass.
     """
-    if flow.silenced or flow.result is not None or flow.recorded_end is not None \
-            or not flow.started:
-        return None
-    req: Req | None = None
-    if flow.buffer:
-        first = flow.trigger_class()
-        if len(first) != 1 or first[0].action.speed != "instant":
+    if flow.silenced:
+        return None  # the judge rules on nothing from here: nothing is filled in either
+    step = next_step(flow)
+    if step.step == "buffer":
+        first = [w for w in step.waiting if w.first]
+        if len(first) != 1 or first[0].speed != "instant":
+            return None  # the flow places a lone normal one itself; several: a choice
+        due: Waiting | None = first[0]
+    elif step.step in ("instant", "resolve"):
+        due = step.waiting[0]
+    elif step.step == "chance":
+        if next(options(flow, sees, limit=1), None) is not None:
             return None
-        req = first[0]
-    elif flow.awaiting_instant is not None:
-        req = flow.awaiting_instant
-    elif flow.chance == SYSTEM:
-        req = flow.stage[-1] if flow.stage else None
-    if req is not None:
-        if flow.rules.asks_on_resolve(flow, req):
-            return None
-        return Resolve(seq=flow.next_seq, request=req.id,
-                       result="fizzled" if flow.rules.fizzles(flow, req) else "resolved")
-    holder = flow.chance
-    if holder is None or holder == SYSTEM:
+        assert step.holder is not None
+        return Pass(seq=flow.next_seq, player=step.holder)
+    else:
         return None
-    if next(options(flow, sees, limit=1), None) is not None:
+    req = flow.requests.get(due.request) if due is not None else None
+    if req is None or flow.rules.asks_on_resolve(flow, req):
         return None
-    return Pass(seq=flow.next_seq, player=holder)
+    return Resolve(seq=flow.next_seq, request=req.id,
+                   result="fizzled" if flow.rules.fizzles(flow, req) else "resolved")
