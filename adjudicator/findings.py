@@ -8,7 +8,7 @@ game can give; a game's own codes (a step order, a once-per-game use) come with 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -138,10 +138,13 @@ class Finding:
     """What the rules wanted next, from the table as the judge had it just before the
     line (after any repair there): set on the errors a player's line raised
     (:func:`adjudicator.judge.attach_next`), absent on others."""
+    parts: tuple[Finding, ...] = field(default=(), repr=False, compare=False)
+    """The findings of the same code and line this one stands for (:func:`merge`), each
+    as it was reported; empty for a finding reported once. Never in the JSON report."""
 
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        out = {k: data[k] for k in ("code", "seq", "severity", "rule", "message")}
+        out: dict[str, Any] = {"code": self.code, "seq": self.seq, "severity": self.severity,
+                               "rule": self.rule, "message": self.message}
         if self.expected is not None:
             out["expected"] = self.expected
         if self.actual is not None:
@@ -151,6 +154,90 @@ class Finding:
         if self.next is not None:
             out["next"] = self.next.as_dict()
         return out
+
+
+_RANK: dict[str, int] = {"error": 2, "warning": 1, "info": 0}
+
+
+def _together(values: list[Any]) -> Any:
+    """The distinct values of ``values`` that are set, in order: None for none, the value
+    for one, a list for several."""
+    out: list[Any] = []
+    for v in values:
+        if v is not None and v not in out:
+            out.append(v)
+    if not out:
+        return None
+    return out[0] if len(out) == 1 else out
+
+
+def merge(into: Finding, other: Finding) -> None:
+    """``other`` (same code, same line) becomes part of ``into``: one finding per code per
+    line (docs/findings.md), which names everything the line broke that rule with. Its
+    message says each part once, in the order reported; ``expected`` and ``actual`` are the
+    parts' values (a list where they differ); the severity is the gravest; the rule, the
+    cause and the next step are ``into``'s."""
+    if not into.parts:
+        into.parts = (Finding(into.code, into.seq, into.rule, into.message, into.severity,
+                              into.expected, into.actual),)
+    into.parts += other.parts or (Finding(other.code, other.seq, other.rule, other.message,
+                                          other.severity, other.expected, other.actual),)
+    _rebuild(into)
+
+
+def _rebuild(f: Finding) -> None:
+    """``f`` said again from its parts."""
+    parts = f.parts
+    messages: list[str] = []
+    for p in parts:
+        if p.message not in messages:
+            messages.append(p.message)
+    f.message = " ".join(messages)
+    f.expected = _together([p.expected for p in parts])
+    f.actual = _together([p.actual for p in parts])
+    f.severity = max((p.severity for p in parts), key=_RANK.__getitem__)
+    if len(parts) == 1:
+        f.parts = ()
+
+
+def breaks(findings: list[Finding]) -> int:
+    """How many rule breaks the error findings say: a finding that stands for several of
+    one code at one line (:func:`merge`) counts each. What the judge's repair planner
+    weighs: merging findings for the report changes no ruling."""
+    return sum(len(f.parts) or 1 for f in findings if f.severity == "error")
+
+
+def withdraw_part(f: Finding, part: Finding) -> None:
+    """``part`` of a merged finding ``f`` is no longer true: ``f`` says only the rest."""
+    f.parts = tuple(p for p in f.parts if p is not part)
+    _rebuild(f)
+
+
+def one_per_code(findings: list[Finding], new_from: int) -> None:
+    """The findings from position ``new_from`` on are new: each that has the line and the
+    code of a finding before it (an earlier one, or a new one) is merged into that one
+    (:func:`merge`) and leaves the list. The one place where "one finding per code per
+    line" (docs/findings.md) holds, for every game: a rule check may report each card it
+    finds wrong, the line still gets one finding."""
+    fresh = findings[new_from:]
+    if not fresh:
+        return
+    lines = {f.seq for f in fresh}
+    if len(fresh) == 1 and not any(f.seq in lines for f in findings[:new_from]):
+        return
+    first: dict[tuple[int, str], Finding] = {}
+    for f in findings[:new_from]:
+        if f.seq in lines:
+            first.setdefault((f.seq, f.code), f)
+    keep: list[Finding] = []
+    for f in fresh:
+        into = first.get((f.seq, f.code))
+        if into is None:
+            first[(f.seq, f.code)] = f
+            keep.append(f)
+        else:
+            merge(into, f)
+    findings[new_from:] = keep
 
 
 def finding(

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from coreflow_judge.adjudicator.findings import Finding, finding
+from coreflow_judge.adjudicator.findings import Finding, breaks, finding
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.game import GameRules, UnsupportedRules
-from coreflow_judge.adjudicator.next_step import NextStep, next_step
+from coreflow_judge.adjudicator.next_step import NextStep, next_step, not_weighing
 from coreflow_judge.adjudicator.plugins import game_plugin
 from coreflow_judge.events.models import LogLine, MatchStarted, Resolve, TakenBack
 from coreflow_judge.events.reader import LineError, read_log
@@ -281,6 +281,7 @@ class ReplayRun:
 
     flow: CoreFlow
     errors: int
+    """The rule breaks its error findings say (:func:`~adjudicator.findings.breaks`)."""
     candidates: dict[int, tuple[str, ...]]
     """Positions where a repair may fit, with the repairs that may
     (:func:`_repairs_worth_trying`): a line that raised an error, or the first line of a
@@ -288,7 +289,7 @@ class ReplayRun:
     erring: set[int]
     """Positions whose line raised an error."""
     before: list[int]
-    """For each position, the error findings reported before its line was fed."""
+    """For each position, the rule breaks (findings.breaks) reported before its line."""
 
 
 def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None = None,
@@ -301,7 +302,7 @@ def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None =
     erring: set[int] = set()
     end = len(pairs) if upto is None else upto
     turn_began = (0, 0)  # the first line of the turn under way, and the turn
-    counted = [0]  # the error findings before each position's line
+    counted = [0]  # the rule breaks (findings.breaks) before each position's line
     running = last_error = 0
     on_top: dict[int, int] = {}  # a triggered request no line named -> its first line on top
     guessed = 0  # where the last such request a resolution named by a guess came on top
@@ -331,10 +332,10 @@ def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None =
             raised = [f for f in _feed_repaired(flow, i, item, repairs)
                       if not (isinstance(kind, Kept) and f.code == kind.root.code
                               and f.message == kind.root.message)]
-        if flow._withdrawn:  # the line withdrew an earlier finding: count again
-            running = sum(1 for f in flow.findings if f.severity == "error")
-        else:
-            running += sum(1 for f in flow.findings[before:] if f.severity == "error")
+        if flow._withdrawn or raised or kind is not None or len(flow.findings) != before:
+            # The line reported (perhaps into an earlier finding of its code, merged) or
+            # withdrew a finding: the rule breaks counted again (findings.breaks).
+            running = breaks(flow.findings)
         if any(f.severity == "error" for f in raised):
             erring.add(i)
             last_error = i
@@ -354,8 +355,7 @@ def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None =
                 # A line of a turn breaks a rule: perhaps the turn was another player's
                 # from its first line on, where a log without its turn start names nobody.
                 candidates.setdefault(turn_began[0], ("turn",))
-    errors = sum(1 for f in flow.findings if f.severity == "error")
-    return ReplayRun(flow, errors, candidates, erring, counted)
+    return ReplayRun(flow, breaks(flow.findings), candidates, erring, counted)
 
 
 def _unnamed_top(flow: CoreFlow) -> Req | None:
@@ -568,19 +568,21 @@ def attach_next(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRu
         if isinstance(repairs.get(i), str):
             before, start = next_step(flow), len(flow.findings)
             repair_at(flow, pairs, i, repairs)
-            _mark(flow.findings[start:], before, item.seq)
+            _mark(flow.findings[start:], before, item)
         before = next_step(flow)
-        _mark(_feed_repaired(flow, i, item, repairs), before, item.seq)
-    if sum(1 for f in flow.findings if f.severity == "error") != run.errors:
+        _mark(_feed_repaired(flow, i, item, repairs), before, item)
+    if breaks(flow.findings) != run.errors:
         return run.flow
     return flow
 
 
-def _mark(raised: list[Finding], step: NextStep, seq: int) -> None:
-    """Set ``step`` on the errors in ``raised`` that are about line ``seq``."""
+def _mark(raised: list[Finding], step: NextStep, line: LogLine) -> None:
+    """Set ``step`` on the errors in ``raised`` that are about ``line``; where ``step``
+    offers the very request the line made, it says that it does not weigh the rule the
+    finding rests on (:func:`~adjudicator.next_step.not_weighing`)."""
     for f in raised:
-        if f.severity == "error" and f.seq == seq and f.next is None:
-            f.next = step
+        if f.severity == "error" and f.seq == line.seq and f.next is None:
+            f.next = not_weighing(step, line, f.code)
 
 
 def _judge(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
