@@ -1,10 +1,11 @@
 """Names vulture cannot see used: a framework calls them, not our code.
 
 Read by the dead-code step of .ci/run (vulture ... vulture_whitelist.py). Each entry says
-who uses the name. The games' rules modules dispatch ``step_*`` (a resolution's steps)
-and ``do_*`` (an action's handler; in the as_played modules, with ``undo_*``, a claimed
-effect carried out or taken back) by name; .ci/run passes those patterns with
-``--ignore-names`` instead of listing every step here.
+who uses the name. The games' rules modules register their steps, resolutions and
+claimed-effect handlers in tables (``@step``, ``@resolves``, ``@does``, ``@undoes``:
+``games.common.Handlers``; BlackPoker's steps mixins ``@step_mixin``), which .ci/run
+passes with ``--ignore-decorators``; the BlackPoker simulator's ``choose_*`` and
+``targets_*``, called by name, with ``--ignore-names``.
 """
 
 # ruff: noqa: B018

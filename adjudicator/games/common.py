@@ -1,11 +1,12 @@
-"""Pieces several games' rules modules share: edition data loading and the deck-out rule."""
+"""Pieces several games' rules modules share: edition data loading, the handler tables
+the rules modules register their steps and effects in, and the deck-out rule."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import yaml
 from coreflow_judge.adjudicator.claims import effect_fits
@@ -14,9 +15,47 @@ from coreflow_judge.adjudicator.game import GameResult
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow
 
-__all__ = ["EditionDataError", "deck_out", "effect_fits", "load_edition_data", "unknown_decks"]
+__all__ = ["EditionDataError", "Handlers", "deck_out", "effect_fits", "load_edition_data",
+           "unknown_decks"]
 """``effect_fits`` lives in :mod:`adjudicator.claims` (the one claimed-effect matcher); it
 is named here too for the rules modules that import it from this module."""
+
+
+H = TypeVar("H", bound=Callable[..., Any])
+
+
+class Handlers(Generic[H]):
+    """A table of handlers, each registered under the word the data or the log uses for it:
+    a step an action's ``effect`` names, a claimed effect's ``op`` carried out or taken
+    back, an action's resolution.
+
+    A handler registers itself where it is defined (``@step("draw")`` above the method),
+    so the word is written once, beside its code, and the table is the whole vocabulary
+    (what the edition data is checked against). A word registered twice is an error when
+    the module is imported, never a silent override.
+    """
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        """What a handler of this table carries out, for messages ("step")."""
+        self.table: dict[str, H] = {}
+
+    def __call__(self, name: str) -> Callable[[H], H]:
+        """The decorator registering a handler under ``name``."""
+        def register(handler: H) -> H:
+            had = self.table.get(name)
+            if had is not None:
+                raise ValueError(f"{self.what} {name!r} registered twice: by "
+                                 f"{had.__qualname__} and {handler.__qualname__}")
+            self.table[name] = handler
+            return handler
+        return register
+
+    def get(self, name: str) -> H | None:
+        return self.table.get(name)
+
+    def names(self) -> frozenset[str]:
+        return frozenset(self.table)
 
 
 class EditionDataError(ValueError):

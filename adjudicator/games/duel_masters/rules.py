@@ -28,6 +28,7 @@ of an effect: the rest of the effect is not carried out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,8 @@ from coreflow_judge.adjudicator.games.choices import (
     readable,
 )
 from coreflow_judge.adjudicator.games.common import (
+    EditionDataError,
+    Handlers,
     deck_out,
     load_edition_data,
     unknown_decks,
@@ -92,9 +95,15 @@ EDITIONS = ("1.47",)
 
 
 def load_edition(edition: str) -> dict[str, Any]:
-    """The edition data shipped in the package (never read from outside it)."""
+    """The edition data shipped in the package (never read from outside it): every action
+    declares its choices' shapes and has a resolution here (``@resolves``)."""
     data = load_edition_data("coreflow_judge.adjudicator.games.duel_masters", edition)
     check_action_choices(data, f"edition-{edition}.yaml")
+    for aid in data["actions"]:
+        if resolves.get(aid) is None:
+            raise EditionDataError(f"edition-{edition}.yaml", f"actions.{aid}",
+                                   "no resolution of this action (known: "
+                                   f"{', '.join(sorted(resolves.names()))})")
     return data
 
 
@@ -1139,6 +1148,11 @@ def _civs_covered(cdef: CardDef, mana: list[ManaCard]) -> bool:
     return all(assign(civ, set()) for civ in need)
 
 
+resolves: Handlers[Callable[[Any], None]] = Handlers("resolution")
+"""What resolving each action does, registered by its action id (``@resolves("summon")``):
+the plan's steps of that action."""
+
+
 class _Resolving:
     """One resolution carried out on a table (``rules``: a copy for a pure plan; the flow is
     only read): the plan's steps, then, in the judge, the log's claims ruled on."""
@@ -1214,15 +1228,16 @@ class _Resolving:
     # ------------------------------------------------------------------ dispatch
     def run(self) -> None:
         aid = self.req.action.id
-        handler = getattr(self, f"do_{aid}", None)
+        handler = resolves.get(aid)
         self.begin(aid)
         if handler is not None:
-            handler()
+            handler(self)
         if not self.stopped:
             self.begin("state_based_actions")
             self.state_based_actions()
         self.close_end_step()
 
+    @resolves("charge_mana")
     def do_charge_mana(self) -> None:
         card = self.req.data.get("card")
         if card is None:
@@ -1234,6 +1249,7 @@ class _Resolving:
             ManaCard(ref, cdef, tapped=bool(cdef and cdef.multicolour)))
         self.emit(op="move", card=ref, **{"from": "hand"}, to="mana")
 
+    @resolves("summon")
     def do_summon(self) -> None:
         card = self.req.data.get("card")
         cdef = self.r.card(card) if card else None
@@ -1318,6 +1334,7 @@ class _Resolving:
         assert cdef is not None
         self.enter(player, name, cdef, "hyperspatial")
 
+    @resolves("generate")
     def do_generate(self) -> None:
         """dm§3.4: the cross gear from the hand into the battle zone, crossed to nothing."""
         card = self.req.data.get("card")
@@ -1328,6 +1345,7 @@ class _Resolving:
         self.r.boards[self.req.controller].gears.append(Gear(ref, cdef))
         self.emit(op="move", card=ref, **{"from": "hand"}, to="battle")
 
+    @resolves("cross")
     def do_cross(self) -> None:
         """dm§3.4: the gear is crossed to the creature (and to no other); what it gives is
         the creature's while it stays crossed. A gear or creature that has left: nothing."""
@@ -1338,6 +1356,7 @@ class _Resolving:
         self.r.cross(gear, c)
         self.emit(op="cross", card=gear.ref, creature=c.ref)
 
+    @resolves("aura")
     def do_aura(self) -> None:
         """An aura is put on one of its user's creatures (an aura that GR summons: on the
         creature it summons); with no creature to be on, it goes to the graveyard
@@ -1364,6 +1383,7 @@ class _Resolving:
         c.attached.append(Attachment(ref, cdef))
         self.emit(op="attach", card=ref, creature=c.ref)
 
+    @resolves("cast")
     def do_cast(self) -> None:
         card = self.req.data.get("card")
         cdef = self.r.card(card) if card else None
@@ -1380,6 +1400,7 @@ class _Resolving:
         self.r.boards[player].graveyard.append(card)
         self.emit(op="move", card=f"{player}:{card}", **{"from": "hand"}, to="graveyard")
 
+    @resolves("attack")
     def do_attack(self) -> None:
         if not self.req.key_cards or len(self.req.targets) != 1:
             return
@@ -1395,6 +1416,7 @@ class _Resolving:
             self.trigger("on_attack", ref, c.owner)
         self.trigger("block", self.req.id, self.req.controller)
 
+    @resolves("draw")
     def do_draw(self) -> None:
         if self.r.ending is not None:
             self.r.drawn_early.add(self.req.controller)
@@ -1408,6 +1430,7 @@ class _Resolving:
             return
         self.draw(self.req.controller, 1)
 
+    @resolves("end_turn")
     def do_end_turn(self) -> None:
         """The end step opens (dm§3.6): "at the end of the turn" abilities trigger and wait
         (the active player's own-turn ones, the other's opponent-turn ones). The step closes
@@ -1484,13 +1507,16 @@ class _Resolving:
             self.trigger("draw", source, nxt)
         r.drawn_early.clear()
 
+    @resolves("start_of_turn")
     def do_start_of_turn(self) -> None:
         self._ability(self.r.turn_hook(self.flow, self.req))
 
+    @resolves("end_of_turn")
     def do_end_of_turn(self) -> None:
         self._ability(self.r.turn_hook(self.flow, self.req))
 
     # ------------------------------------------------------------------ the attack
+    @resolves("block")
     def do_block(self) -> None:
         r = self.r
         attack = r.attacks.get(str(self.req.source))
@@ -1656,18 +1682,23 @@ class _Resolving:
             return
         self.run_effects(self.req.controller, cdef, hook, self._chosen_targets())
 
+    @resolves("cip")
     def do_cip(self) -> None:
         self._ability("cip")
 
+    @resolves("on_attack")
     def do_on_attack(self) -> None:
         self._ability("on_attack")
 
+    @resolves("on_break")
     def do_on_break(self) -> None:
         self._ability("on_break")
 
+    @resolves("on_destroy")
     def do_on_destroy(self) -> None:
         self._ability("on_destroy")
 
+    @resolves("s_trigger")
     def do_s_trigger(self) -> None:
         """The shield's owner may use it for free: summon the creature or cast the spell."""
         player = self.req.controller
@@ -1690,6 +1721,7 @@ class _Resolving:
         self.run_effects(player, cdef, "spell", self._chosen_targets())
         self._spell_to_graveyard(player, card)
 
+    @resolves("g_strike")
     def do_g_strike(self) -> None:
         """Reveal it and choose one of the opponent's creatures: it cannot attack this turn."""
         player = self.req.controller
