@@ -21,6 +21,35 @@ _._distinct_players
 _._registered_game
 # pydantic: a @model_validator (the effect operands must be finite).
 _._finite_operands
+# pydantic: the edition data's fields and @model_validator methods (BlackPoker's schema.py),
+# which pydantic reads from the class bodies when it checks the data.
+_._fixed_number
+_._rank_range
+_._when
+_.alt_cost
+_.bulwark_proof
+_.choices_on_resolve
+_.from_
+_.grants
+_.has_target
+_.if_
+_.immune
+_.immune_flag
+_.key_card_count
+_.labels_ja
+_.must_attack
+_.needs_empty_stage
+_.next_generation
+_.not_self
+_.originated
+_.recommended_formats
+_.regenerates
+_.same_rank
+_.same_suit
+_.same_suit_as_key
+_.trumps_in
+_.untargetable
+_.virtual_keys
 # importlib.metadata: each game's GamePlugin object, loaded through its entry point in
 # the coreflow_judge.games group (pyproject.toml; the toy game's in tests/test_toy_game.py).
 _.GAME

@@ -66,10 +66,16 @@ def _broken(edition: str, path: list[str | int], value: object) -> dict:
      "X"),
     (["actions", "counter", "spead"], "normal", "actions.counter", "spead"),
     (["characters", "ace", "size"], "big", "characters.ace.size", "big"),
-    (["triggers", 0, "after"], "ende", "triggers.[0].after", "ende"),
+    (["triggers", 0, "after"], "ende", "triggers[0].after", "ende"),
+    (["actions", "up", "flags"], {"countr_immune": True}, "actions.up.flags",
+     "countr_immune"),
+    (["actions", "twist", "key", "cards", 0, "ranks"], [9, 2],
+     "actions.twist.key.cards[0].ranks", [9, 2]),
+    (["characters", "ace", "immune"], ["donw"], "characters.ace.immune[0]", "donw"),
+    (["actions", "up", "name"], None, "actions.up.name", None),
 ])
 def test_a_typo_in_the_data_fails_at_load_naming_file_and_key(
-        path: list[str | int], value: object, named: str, culprit: str) -> None:
+        path: list[str | int], value: object, named: str, culprit: object) -> None:
     data = _broken("9.0", path, value)
     with pytest.raises(EditionDataError) as caught:
         schema.check(data, STEPS)
