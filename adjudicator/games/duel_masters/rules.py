@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from coreflow_judge.adjudicator.claims import compare
+from coreflow_judge.adjudicator.continuous import Ability, Computation, Layered
 from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.game import (
     ActionDef,
@@ -92,6 +93,12 @@ if TYPE_CHECKING:
     )
 
 EDITIONS = ("1.47",)
+
+POWER = Layered(("static", "change", "attached", "attacking"), word="layer")
+"""A creature's power (dm§3.5), by the engine's continuous-effects service: its printed
+power, then the opponent's creatures' static abilities, the power changes in force (oldest
+first), what its cross gear and auras give, and power attacker while it attacks. Every one
+adds, so the order changes no value, only how a message lists the steps."""
 
 
 def load_edition(edition: str) -> dict[str, Any]:
@@ -446,38 +453,43 @@ class DuelMastersRules(RulesHooks):
         """dm703: power 0 or less, or a GR creature with no aura on it."""
         return self.power(c) <= 0 or (c.card.zone == "super_gr" and not c.auras)
 
-    def power(self, c: Creature, attacking: bool = False) -> int:
-        """Printed power, the opponent's static abilities, then every power change in force
-        (oldest first); power attacker while it attacks."""
-        total = c.card.power
-        for o in self.creatures():
-            if o.owner != c.owner and o.card.opponent_power:
-                total += o.card.opponent_power
-        for m in self.modifiers:
-            if m.creature == c.ref:
-                total += m.delta
-        for a in c.attached:
-            total += a.card.gives.power if a.card.gives is not None else 0
-        if attacking:
-            total += c.card.power_attacker
-        return total
-
-    def power_steps(self, c: Creature, attacking: bool = False) -> str:
-        """How :meth:`power` reaches its value, step by step (for messages)."""
-        steps = [f"{c.card.power} printed"]
-        for o in self.creatures():
-            if o.owner != c.owner and o.card.opponent_power:
-                steps.append(f"{o.card.opponent_power:+d} ({o.ref}'s static ability)")
-        for m in self.modifiers:
-            if m.creature == c.ref:
-                steps.append(f"{m.delta:+d} (line {m.seq}, {m.words()})")
-        for a in c.attached:
-            if a.card.gives is not None and a.card.gives.power:
-                what = "crossed" if a.card.type == "cross_gear" else "aura"
-                steps.append(f"{a.card.gives.power:+d} ({a.ref}, {what})")
+    def power_of(self, c: Creature, attacking: bool = False) -> Computation:
+        """``c``'s power (dm§3.5), computed by the engine's continuous-effects service
+        (:data:`POWER`): printed power, then the opponent's static abilities, every power
+        change in force (oldest first), what its cross gear and auras give, and power
+        attacker while it attacks. The value and its explanation (:meth:`power_steps`)
+        come from this one computation."""
+        abilities = [
+            Ability(o.ref, f"{o.ref}'s static ability", o.owner, "static", i, "power", "add",
+                    o.card.opponent_power)
+            for i, o in enumerate(self.creatures())
+            if o.owner != c.owner and o.card.opponent_power]
+        abilities += [
+            Ability("power", f"line {m.seq}, {m.words()}", m.controller, "change", i, "power",
+                    "add", m.delta, character=c.ref, until=m.until)
+            for i, m in enumerate(self.modifiers) if m.creature == c.ref]
+        abilities += [
+            Ability(a.ref, f"{a.ref}, {'crossed' if a.card.type == 'cross_gear' else 'aura'}",
+                    c.owner, "attached", i, "power", "add", a.card.gives.power,
+                    character=c.ref)
+            for i, a in enumerate(c.attached) if a.card.gives is not None and a.card.gives.power]
         if attacking and c.card.power_attacker:
-            steps.append(f"{c.card.power_attacker:+d} (power attacker)")
-        return f"{c.ref}: " + " ".join(steps) + f" = {self.power(c, attacking)}"
+            abilities.append(Ability("power attacker", "power attacker", c.owner, "attacking",
+                                     0, "power", "add", c.card.power_attacker,
+                                     character=c.ref))
+        return POWER.compute(c.card.power, abilities)
+
+    def power(self, c: Creature, attacking: bool = False) -> int:
+        """``c``'s power (:meth:`power_of`)."""
+        return self.power_of(c, attacking).value
+
+    @staticmethod
+    def power_steps(c: Creature, computed: Computation) -> str:
+        """How ``c``'s power reached its value, step by step (for messages), from the
+        computation that gave the value (:meth:`power_of`)."""
+        steps = [f"{computed.printed} printed"]
+        steps += [f"{a.amount or 0:+d} ({a.source})" for a, _ in computed.steps]
+        return f"{c.ref}: " + " ".join(steps) + f" = {computed.value}"
 
     def expired_on(self, c: Creature) -> list[PowerMod]:
         """Power changes of this creature whose duration has ended."""
@@ -1585,11 +1597,11 @@ class _Resolving:
 
     def battle(self, attacker: Creature, defender: Creature) -> None:
         """Higher power wins, the loser is destroyed; equal power destroys both (dm115.3b)."""
-        pa = self.r.power(attacker, attacking=True)
-        pd = self.r.power(defender)
+        attacking, defending = self.r.power_of(attacker, attacking=True), self.r.power_of(defender)
+        pa, pd = attacking.value, defending.value
         self.battles.append((attacker, defender))
-        self.battle_steps = [self.r.power_steps(attacker, attacking=True),
-                             self.r.power_steps(defender)]
+        self.battle_steps = [self.r.power_steps(attacker, attacking),
+                             self.r.power_steps(defender, defending)]
         self.begin("battle", "; ".join(self.battle_steps))
         self.emit(op="battle", attacker=attacker.ref, defender=defender.ref,
                   powers=[pa, pd])
