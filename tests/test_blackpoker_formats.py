@@ -128,7 +128,11 @@ def test_an_edition_is_merged_from_its_parts_and_a_key_twice_is_an_error(
 
 FROZEN_NINE = Path(__file__).parent / "data" / "edition-9.0.frozen.json"
 """The 9.0 data as loaded on 2026-11-27, when every 9.0 file still wrote each entry out in
-full (before 9.0 said ``inherits: "6.1"``), parts merged, without ``_files``."""
+full (before 9.0 said ``inherits: "6.1"``), parts merged, without ``_files``. A change to
+the 6.1 or 9.0 data that is meant to change 9.0 is frozen again, in the same commit, with
+``json.dumps(data without "_files", ensure_ascii=False, indent=1)`` of
+``load_edition_data("coreflow_judge.adjudicator.games.blackpoker", "9.0")``: the diff of
+this file is then what 9.0 gained or lost, whichever file the change was made in."""
 
 
 def _as_read(data: dict) -> dict:
