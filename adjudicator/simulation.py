@@ -17,7 +17,8 @@ rules leave a choice:
   of the stage resolves ([15]): the choices while resolving (:meth:`Simulation._resolve`);
 - a player holds the chance ([3], [11]): a request, or a pass (:meth:`Simulation._decide`);
   a policy keeps a candidate request only where the judge would find no error in it
-  (:func:`request_errors`).
+  (:func:`~coreflow_judge.adjudicator.next_step.accepted`, the check ``coreflow play``'s
+  options make).
 
 Every line fed must raise no error finding (:func:`feed_legal`): one that does is a bug in
 the engine or in the simulator.
@@ -33,9 +34,8 @@ from typing import Generic, TypeVar
 
 from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.flow import STAGE_NOT_EMPTY, CoreFlow, Req
-from coreflow_judge.adjudicator.game import ActionDef
 from coreflow_judge.adjudicator.next_step import NextStep, next_step
-from coreflow_judge.events.models import Discard, LogLine, Pass, Request, Stage
+from coreflow_judge.events.models import Discard, LogLine, Pass, Stage
 
 
 class SimulationError(RuntimeError):
@@ -69,29 +69,6 @@ def placement(flow: CoreFlow, req: Req) -> Stage | Discard:
     if flow.discards_trigger(req):
         return Discard(seq=flow.next_seq, request=req.id, reason=STAGE_NOT_EMPTY)
     return Stage(seq=flow.next_seq, request=req.id)
-
-
-def request_errors(flow: CoreFlow, line: Request, action: ActionDef | None = None
-                   ) -> Iterator[str]:
-    """The codes of the errors the judge finds in ``line`` as a request on the table now,
-    without making it (what :meth:`CoreFlow._on_request` reports: a request the rules
-    start, [3]'s chance, timing and once per turn, and the game's checks of key cards,
-    costs, targets and choices), one by one: the first is enough to refuse a candidate."""
-    action = action or flow.rules.action(line.action)
-    if action is None:
-        yield "legality.unknown-action"
-        return
-    if not action.direct:
-        yield "timing.not-directly-actionable"
-    yield from flow.check_request_timing(line, action, report=False)
-    for f in flow.rules.request_findings(flow, line, action):
-        if f.severity == "error":
-            yield f.code
-
-
-def accepted(flow: CoreFlow, line: Request, action: ActionDef | None = None) -> bool:
-    """Would the judge find no error in ``line`` as a request now (:func:`request_errors`)?"""
-    return next(request_errors(flow, line, action), None) is None
 
 
 ItemT = TypeVar("ItemT")

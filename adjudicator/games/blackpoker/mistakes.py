@@ -60,7 +60,7 @@ from coreflow_judge.adjudicator.mistakes import (
     other,
     skipped,
 )
-from coreflow_judge.adjudicator.simulation import request_errors
+from coreflow_judge.adjudicator.next_step import request_errors
 from coreflow_judge.events.models import Effect as LogEffect
 from coreflow_judge.events.models import (
     GameStarted,
@@ -248,7 +248,7 @@ def _printed_cost(t: BlackPokerTable, line: Request, action: ActionDef, rng: ran
     魔力増加) waives part of it: the ability left out (precedence.value-mismatch)."""
     rules = t.sim.rules
     want, waivers = rules.cost_of(action, line.player,
-                                  rules.at_main_timing(t.flow, line.player))
+                                  t.flow.main_timing(line.player))
     printed = "".join(sorted(action.data.get("cost") or ""))
     if not waivers or want == printed:
         return []

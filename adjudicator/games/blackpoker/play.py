@@ -15,14 +15,9 @@ from coreflow_judge.adjudicator.games.blackpoker.board import Character, PlayerB
 from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 from coreflow_judge.adjudicator.judge import start_flow
-from coreflow_judge.adjudicator.next_step import NextStep
+from coreflow_judge.adjudicator.next_step import NextStep, accepted
 from coreflow_judge.adjudicator.plan import Effect
-from coreflow_judge.adjudicator.simulation import (
-    Simulation,
-    SimulationError,
-    accepted,
-    feed_legal,
-)
+from coreflow_judge.adjudicator.simulation import Simulation, SimulationError, feed_legal
 from coreflow_judge.events.models import Effect as LogEffect
 from coreflow_judge.events.models import (
     GameStarted,

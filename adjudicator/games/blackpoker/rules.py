@@ -614,10 +614,6 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                         applies=spec.get("applies", {}), until="while_on_field"))
         return out
 
-    def at_main_timing(self, flow: CoreFlow, player: str) -> bool:
-        """Main timing for ``player``: their own turn and an empty stage."""
-        return flow.turn_player == player and not flow.stage
-
     def cost_of(self, action: ActionDef, player: str, main: bool = True
                 ) -> tuple[str, list[Ability]]:
         """What ``action`` costs ``player`` now: the printed cost less what the abilities in
@@ -770,7 +766,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 "only while its requester does not have the turn.",
                 expected="the opponent's turn", actual="own turn")
         # Costs.
-        main = self.at_main_timing(flow, player)
+        main = flow.main_timing(player)
         want, waivers = self.cost_of(action, player, main)
         if a.get("originated") or free is not None:
             want, waivers = "C", []  # the originating soldier is driven, nothing else

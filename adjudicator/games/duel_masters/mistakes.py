@@ -27,7 +27,7 @@ from coreflow_judge.adjudicator.mistakes import (
     one,
     other,
 )
-from coreflow_judge.adjudicator.simulation import accepted, request_errors
+from coreflow_judge.adjudicator.next_step import accepted, request_errors
 from coreflow_judge.events.models import Effect, LogLine, Pass, Request, Resolve
 
 EDITION = "1.47"

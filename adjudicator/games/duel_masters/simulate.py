@@ -37,13 +37,8 @@ from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.games.duel_masters.cards import CardDef
 from coreflow_judge.adjudicator.games.duel_masters.rules import DuelMastersRules
 from coreflow_judge.adjudicator.judge import start_flow
-from coreflow_judge.adjudicator.next_step import NextStep
-from coreflow_judge.adjudicator.simulation import (
-    Simulation,
-    SimulationError,
-    accepted,
-    feed_legal,
-)
+from coreflow_judge.adjudicator.next_step import NextStep, accepted
+from coreflow_judge.adjudicator.simulation import Simulation, SimulationError, feed_legal
 from coreflow_judge.events.models import (
     Effect,
     GameStarted,

@@ -27,7 +27,7 @@ from coreflow_judge.adjudicator.mistakes import (
     one,
     spurious,
 )
-from coreflow_judge.adjudicator.simulation import request_errors
+from coreflow_judge.adjudicator.next_step import request_errors
 from coreflow_judge.events.models import (
     Effect,
     GameStarted,
