@@ -8,8 +8,10 @@ game can give; a game's own codes (a step order, a once-per-game use) come with 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from itertools import islice
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.next_step import NextStep
@@ -177,6 +179,28 @@ def finding(
         expected=expected,
         actual=actual,
     )
+
+
+T = TypeVar("T")
+
+LISTED = 10
+"""The most entries a finding quotes of a list it reads off the table (the requests on the
+stage, in the buffer): a log may make those as long as it likes, and a finding about one
+line stays the size of a line (docs/findings.md, "Long lists")."""
+
+
+def listed(items: Sequence[T] | dict[T, Any], name: Callable[[T], str] = str,
+           limit: int = LISTED) -> list[str]:
+    """``items`` (a list, or the keys of a dict, in order) by ``name`` for a finding to
+    quote, at most ``limit`` of them: past that, the first and the last ``limit // 2``,
+    with one entry between them saying how many were left out (``"(290 more)"``, which
+    no id can be: ids hold no blank). Costs ``limit``, whatever the length of ``items``."""
+    if len(items) <= limit:
+        return [name(x) for x in items]
+    half = limit // 2
+    head = [name(x) for x in islice(items, half)]
+    tail = [name(x) for x in islice(reversed(items), half)]
+    return [*head, f"({len(items) - 2 * half} more)", *reversed(tail)]
 
 
 def code_entry(code: str) -> tuple[Severity, str] | None:

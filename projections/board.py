@@ -214,14 +214,17 @@ class BoardProjector:
         shared += game_plugin(flow.header.game).constant_parts(flow.rules)
         for obj in shared:
             memo[id(obj)] = obj
-        complete = flow.complete
-        flow.complete = []
+        ledger = flow.ledger
+        complete, of_req, unnamed = ledger.complete, ledger._of_req, ledger._unnamed_triggers
+        ledger.complete, ledger._of_req, ledger._unnamed_triggers = [], {}, []
         try:
             clone = copy.deepcopy(flow, memo)
         finally:
-            flow.complete = complete
+            ledger.complete, ledger._of_req, ledger._unnamed_triggers = (
+                complete, of_req, unnamed)
         # Entries the flow still expects were copied (via ``expected``); the rest are shared.
         clone.complete = [memo.get(id(item), item) for item in complete]
+        clone.ledger.indexes_from(ledger, memo)  # the same entries, and the copied requests
         return clone
 
 
