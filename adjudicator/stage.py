@@ -38,11 +38,14 @@ class StageStack(list[Req]):
     :meth:`sole_provisional` finds the one triggered request no line has named yet, if
     only one waits."""
 
-    __slots__ = ("_count", "_unnamed")
+    __slots__ = ("_count", "_unnamed", "journal")
 
     def __init__(self, items: Iterable[Req] = ()) -> None:
         super().__init__()
         self._count = 0
+        self.journal: list[Req] | None = None
+        """When a list (an observer sets it, as the audit does), each request that goes on
+        or leaves the stage is added to it (the observer empties it)."""
         self._unnamed: list[Req] = []
         """Provisional requests put on the stage, in order; those named since or gone are
         dropped from it when next read (:meth:`sole_provisional`)."""
@@ -57,6 +60,8 @@ class StageStack(list[Req]):
         super().append(req)
         if req.provisional:
             self._unnamed.append(req)
+        if self.journal is not None:
+            self.journal.append(req)
 
     def _find(self, req: object) -> int | None:
         if not isinstance(req, Req):
@@ -73,7 +78,13 @@ class StageStack(list[Req]):
         i = self._find(req)
         if i is None:
             raise ValueError(f"request {getattr(req, 'id', req)!r} is not on the stage")
-        del self[i]
+        self.pop(i)
+
+    def pop(self, index: SupportsIndex = -1) -> Req:
+        req = super().pop(index)
+        if self.journal is not None:
+            self.journal.append(req)
+        return req
 
     def index(self, req: Req, start: SupportsIndex = 0, stop: SupportsIndex = 2**62,
               ) -> int:
@@ -119,10 +130,13 @@ class Buffer:
     player has changed; the requests are kept grouped by rank, so the class handled
     first (:meth:`first_class`) costs the number of ranks, not of requests."""
 
-    __slots__ = ("_items", "_groups", "_rank", "_unranked", "_ranked_for", "_unnamed")
+    __slots__ = ("_items", "_groups", "_rank", "_unranked", "_ranked_for", "_unnamed",
+                 "journal")
 
     def __init__(self) -> None:
         self._items: dict[Req, None] = {}
+        self.journal: list[Req] | None = None
+        """As :attr:`StageStack.journal`: each request that enters or leaves the buffer."""
         self._unnamed: list[Req] = []
         """Provisional requests that entered, in order (as :attr:`StageStack._unnamed`)."""
         self._groups: dict[tuple[int, ...], dict[Req, None]] = {}
@@ -152,11 +166,15 @@ class Buffer:
         self._unranked[req] = None
         if req.provisional:
             self._unnamed.append(req)
+        if self.journal is not None:
+            self.journal.append(req)
 
     def remove(self, req: Req) -> None:
         if req not in self._items:
             raise ValueError(f"request {getattr(req, 'id', req)!r} is not in the buffer")
         del self._items[req]
+        if self.journal is not None:
+            self.journal.append(req)
         if self._unranked.pop(req, _UNRANKED) is not _UNRANKED:
             return
         rank = self._rank.pop(req)
@@ -166,6 +184,8 @@ class Buffer:
             del self._groups[rank]
 
     def clear(self) -> None:
+        if self.journal is not None:
+            self.journal.extend(self._items)
         self._items.clear()
         self._unnamed.clear()
         self._groups.clear()
