@@ -9,7 +9,8 @@ game can give; a game's own codes (a step order, a once-per-game use) come with 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from copy import deepcopy
+from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -142,12 +143,12 @@ class Finding:
     (:func:`adjudicator.judge.attach_next`), absent on others."""
 
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        out = {k: data[k] for k in ("code", "seq", "severity", "rule", "message")}
+        out: dict[str, Any] = {"code": self.code, "seq": self.seq, "severity": self.severity,
+                               "rule": self.rule, "message": self.message}
         if self.expected is not None:
-            out["expected"] = self.expected
+            out["expected"] = deepcopy(self.expected)
         if self.actual is not None:
-            out["actual"] = self.actual
+            out["actual"] = deepcopy(self.actual)
         if self.caused_by is not None:
             out["caused_by"] = {"seq": self.caused_by[0], "code": self.caused_by[1]}
         if self.next is not None:

@@ -19,7 +19,13 @@ from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.game import GameRules, UnsupportedRules
 from coreflow_judge.adjudicator.next_step import NextStep, next_step
 from coreflow_judge.adjudicator.plugins import game_plugin
-from coreflow_judge.events.models import LogLine, MatchStarted, Resolve, TakenBack
+from coreflow_judge.events.models import (
+    MAX_LOG_LINES,
+    LogLine,
+    MatchStarted,
+    Resolve,
+    TakenBack,
+)
 from coreflow_judge.events.reader import LineError, read_log
 
 
@@ -61,12 +67,14 @@ class Report:
         """The error findings, less those that follow from another (``caused_by``)."""
         return sum(1 for f in self.findings if f.severity == "error" and f.caused_by is None)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, findings: bool = True) -> dict[str, Any]:
+        """The JSON report; without ``findings``, its ``findings`` is an empty list (for
+        a writer that writes them one at a time)."""
         out: dict[str, Any] = {
             "match_id": self.match_id,
             "rules": self.rules,
             "events": self.events,
-            "findings": [f.as_dict() for f in self.findings],
+            "findings": [f.as_dict() for f in self.findings] if findings else [],
             "result": self.result,
         }
         if self.notes:
@@ -544,6 +552,7 @@ def plan_repairs(pairs: Pairs, skipped: set[int], budget: ReplayBudget | None = 
             for repair in trials:
                 if not budget.allows():
                     break
+                trial = None  # the last trial's flow goes before the next is built
                 trial = budget.spend(replay(pairs, skipped, {**repairs, at: repair},
                                             keeping=at))
                 if at not in trial.erring and trial.errors <= run.errors and (
@@ -594,6 +603,7 @@ def group_consequences(pairs: Pairs, skipped: set[int], repairs: Repairs,
         if tried == MAX_CAUSE_TRIALS or not budget.allows():
             break
         tried += 1
+        without = None  # the last trial's flow goes before the next is built
         others = {k: v for k, v in repairs.items() if k != i}
         line = pairs[i][1]
         if isinstance(line, Resolve) and line.effects is not None:
@@ -634,11 +644,13 @@ def attach_next(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRu
     repair. Lines that raised no error, malformed lines and what :meth:`CoreFlow.finish`
     reports get none; only logs with errors pay for the replay.
 
-    Returns ``run.flow`` unchanged if the replay does not rule as ``run`` did (it always
-    should: the flow is deterministic)."""
+    Returns a replay like ``run``'s if this one does not rule as ``run`` did (it always
+    should: the flow is deterministic). ``run`` lets go of its flow meanwhile, so that one
+    flow of the log is held at a time."""
     marked = run.erring | set(repairs)
     if not marked:
         return run.flow
+    run.flow = None  # type: ignore[assignment]  # replayed below if ever needed again
     no, first = pairs[0]
     flow = start_flow(first, no)
     for i in range(1, len(pairs)):
@@ -653,7 +665,7 @@ def attach_next(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRu
         before = next_step(flow)
         _mark(_feed_repaired(flow, i, item, repairs), before, item.seq)
     if sum(1 for f in flow.findings if f.severity == "error") != run.errors:
-        return run.flow
+        return replay(pairs, skipped, repairs).flow
     return flow
 
 
@@ -664,15 +676,27 @@ def _mark(raised: list[Finding], step: NextStep, seq: int) -> None:
             f.next = step
 
 
+def refuse_too_long(pairs: Sequence[object]) -> None:
+    """A log of more lines than one match's (:data:`~events.models.MAX_LOG_LINES`) is
+    refused whole (:class:`JudgeInputError`): a file is refused as it is read, a stored
+    record as the table wrote it here."""
+    if len(pairs) > MAX_LOG_LINES:
+        raise JudgeInputError(MAX_LOG_LINES + 1, "(log)",
+                              f"the log is longer than {MAX_LOG_LINES:,} lines, the limit "
+                              "of one match's log")
+
+
 def _judge(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
     pairs = list(items)
     if not pairs:
         raise JudgeInputError(1, "(line)", "the log is empty")
+    refuse_too_long(pairs)
     skipped = taken_back([item for _no, item in pairs])
     planning = ReplayBudget.per_line(len(pairs), REPAIR_REPLAYS_PER_LINE,
                                      REPAIR_REPLAY_ALLOWANCE)
     repairs, run = plan_repairs(pairs, skipped, planning)
     flow = attach_next(pairs, skipped, repairs, run)
+    del run  # one flow of the log at a time from here (what the judge holds)
     flow.finish()
     header = flow.header
     flow.findings.sort(key=lambda f: f.seq)

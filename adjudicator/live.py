@@ -20,16 +20,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from coreflow_judge.adjudicator.findings import Finding
+from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.flow import CoreFlow
 from coreflow_judge.adjudicator.judge import plan_repairs, taken_back
 from coreflow_judge.adjudicator.ledger import DERIVABLE, Derived
 from coreflow_judge.adjudicator.next_step import next_step
 from coreflow_judge.adjudicator.notation import TableView
-from coreflow_judge.events.models import LogLine, MatchStarted, TakenBack
+from coreflow_judge.events.models import MAX_LOG_LINES, LogLine, MatchStarted, TakenBack
 from coreflow_judge.events.reader import canonical_dict
 
 Store = Callable[[list[LogLine]], None]
+
+PLAY_MARGIN = 64
+"""Lines kept free below :data:`~events.models.MAX_LOG_LINES` when entries stop being
+taken: an entry stores the lines the rules derived before it, and the end of the game its
+own (a record the judge, the board and the audit can still read)."""
 """Appends lines to the match's record, all or nothing (raises if it cannot)."""
 
 
@@ -103,7 +108,16 @@ class LiveTable:
     def enter(self, line: LogLine) -> Answer:
         """Judge one entered line and, if accepted, store it with what came before it.
 
-        ``line.seq`` is ignored: the line takes the next seq of the live flow."""
+        ``line.seq`` is ignored: the line takes the next seq of the live flow. Refused
+        once the record is within :data:`PLAY_MARGIN` lines of
+        :data:`~events.models.MAX_LOG_LINES` (the end of the game may still add its
+        derived lines)."""
+        if len(self.stored) >= MAX_LOG_LINES - PLAY_MARGIN:
+            return Answer(False, findings=[finding(
+                "log.malformed", self.flow.next_seq, "log",
+                f"The match's record holds {len(self.stored):,} lines, as many as one "
+                f"match's log may (the limit is {MAX_LOG_LINES:,}, with room kept for the "
+                "lines the end of the game adds): no more lines are taken.")])
         line = self._translate(line.model_copy(update={"seq": self.flow.next_seq,
                                                          "hash": None}))
         flow = self.flow

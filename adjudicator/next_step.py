@@ -27,6 +27,7 @@ and timing. Nothing hidden is read (no card), so every viewer may read it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import islice
 from typing import Any, Literal
 
@@ -172,4 +173,11 @@ def allowed_requests(flow: CoreFlow) -> tuple[Allowed, ...]:
             if (not flow.check_request_timing(probe, action, report=False)
                     and flow.rules.table_allows(flow, probe, action)):
                 out.append(Allowed(player, action.id))
-    return tuple(out)
+    return _shared(tuple(out))
+
+
+@lru_cache(maxsize=1024)
+def _shared(allowed: tuple[Allowed, ...]) -> tuple[Allowed, ...]:
+    """One copy of each list of allowed requests: the judge keeps one with every error a
+    player's line raised, and a table allows the same few lists again and again."""
+    return allowed
