@@ -20,7 +20,16 @@ import fnmatch
 from enum import Enum
 from typing import Any
 
-from coreflow_judge.adjudicator.findings import Finding, finding, listed
+from coreflow_judge.adjudicator.findings import (
+    Finding,
+    FindingList,
+    breaks,
+    finding,
+    listed,
+    one_per_code,
+    weight,
+    withdraw_part,
+)
 from coreflow_judge.adjudicator.game import (
     ActionDef,
     GameResult,
@@ -121,9 +130,12 @@ class CoreFlow:
         self.result: GameResult | None = None
         self.recorded_end: GameEnded | None = None
         self.silenced = False
+        self.end_missed = False
+        """Play went on after the rules ended the game (``order.win-check-missed``): the
+        judge rules on nothing more but the end the table records (its result)."""
         self.started = False
         self.ledger = Ledger(header)
-        self.findings: list[Finding] = []
+        self.findings: list[Finding] = FindingList()
         self.resolutions: dict[int, Resolution] = {}
         """What the rules module returned for each resolve line, by its seq (observers,
         such as the audit, read a resolution's effects here)."""
@@ -135,8 +147,14 @@ class CoreFlow:
         self.last_seq = seq
         self._withdrawn = 0
         """Findings of earlier lines withdrawn while the current line is fed."""
-        self._withdrawn_errors = 0
-        """How many of those were errors."""
+        self._earlier_breaks = 0
+        """How much the rule breaks (findings.breaks) the findings of earlier lines say
+        changed while the current line is fed (withdrawn, or restated)."""
+        self.breaks = 0
+        """The rule breaks :attr:`findings` say (:func:`~adjudicator.findings.breaks`), kept
+        up to date line by line by :meth:`feed` and :meth:`repair` (a reader that adds a
+        finding itself adds its weight): what the judge's repair planner weighs after each
+        line, without counting them all again."""
 
     # ------------------------------------------------------------------ the ledger's parts
     @property
@@ -193,9 +211,23 @@ class CoreFlow:
 
     def feed(self, line: LogLine) -> list[Finding]:
         """Take the next log line; return the findings it raised (a finding of an earlier
-        line this one withdraws is no longer in :attr:`findings`)."""
+        line this one withdraws is no longer in :attr:`findings`), one per code per line
+        (:func:`~adjudicator.findings.one_per_code`)."""
         start = len(self.findings)
-        self._withdrawn = self._withdrawn_errors = 0
+        self._withdrawn = self._earlier_breaks = 0
+        self._take(line)
+        self._count_breaks(start)
+        return self._since(start)
+
+    def _count_breaks(self, start: int) -> None:
+        """After a line or a repair that began with ``start`` findings: merge its findings
+        one per code per line, and bring :attr:`breaks` up to date (the change in those of
+        earlier lines, and the new ones), at the cost of what it reported."""
+        self._earlier_breaks += one_per_code(self.findings, start - self._withdrawn)
+        self.breaks += self._earlier_breaks + breaks(self._since(start))
+
+    def _take(self, line: LogLine) -> None:
+        """The work of :meth:`feed`."""
         self.last_seq = line.seq
         if line.seq != self.next_seq:
             self.report(
@@ -210,16 +242,21 @@ class CoreFlow:
             ledger.record(line)
             self.report("log.after-game-end", "core[9]",
                         "Nothing may happen after the recorded end of the game.")
-            return self._since(start)
+            return
         if self.silenced:
             ledger.record(line)
-            return self._since(start)
+            if self.end_missed and isinstance(line, GameEnded):
+                # The lines between stay unjudged; the end the table recorded is still
+                # compared with the rules' result (core[9]).
+                self.recorded_end = line
+                self._compare_result(line)
+            return
         kind = line.type
         if kind in DERIVABLE:
             if kind == "chance_moved" and ledger.match_chance(line):  # type: ignore[arg-type]
-                return self._since(start)  # the commonest line, where the rules expect it
+                return  # the commonest line, where the rules expect it
             if self._on_rule_system_line(line):
-                return self._since(start)
+                return
         # A decision line: whatever the log left out before it is taken as done.
         if self.result is not None and not isinstance(line, GameEnded):
             # The table never recorded the end: the complete log does not invent it either,
@@ -232,8 +269,9 @@ class CoreFlow:
                 f"The game was already over ({self._result_text()}); play went on.",
                 expected="game_ended", actual=line.type,
             )
+            self.end_missed = True
             self.stop_judging()
-            return self._since(start)
+            return
         ledger.decision(line)
         self.turn_untouched = False
         if kind == "game_started":
@@ -260,7 +298,7 @@ class CoreFlow:
                         "corrections cannot be taken back): it takes back nothing.")
         elif kind == "roll":
             self.rules.on_roll(self, line)  # type: ignore[arg-type]  # dice: the game's business
-        return self._since(start)
+        return
 
     # ------------------------------------------------------------------ as played
     def stop_judging(self) -> None:
@@ -270,6 +308,14 @@ class CoreFlow:
         self.silenced = True
 
     def repair(self, kind: str, seq: int, line: LogLine | None = None) -> bool:
+        """:meth:`_repair`, its finding one per code per line with the line's own."""
+        start = len(self.findings)
+        self._withdrawn = self._earlier_breaks = 0
+        done = self._repair(kind, seq, line)
+        self._count_breaks(start)
+        return done
+
+    def _repair(self, kind: str, seq: int, line: LogLine | None = None) -> bool:
         """Take the table as it played before line ``seq``, after a departure the lines
         that follow show (docs/decisions.md, "Root cause first"); False if ``kind`` does not
         fit the table now. One finding at ``seq`` says what the table did and what the
@@ -779,19 +825,33 @@ class CoreFlow:
         should have gone first (one mistake, one finding), and otherwise restated as the
         game's order breach (play went on while it waited)."""
         ids = {req.id, *req.former_ids}  # the findings may quote an id it had then
+        wants = {f"resolve {i}" for i in ids}
         missed = next((f for f in reversed(self.findings) if f.code == "order.trigger-missed"
-                       and isinstance(f.expected, str)
-                       and f.expected in {f"resolve {i}" for i in ids}), None)
+                       and (f.expected in wants if isinstance(f.expected, str) else
+                            any(p.expected in wants for p in f.parts))), None)
         req.status = "buffer"
         self.buffer.append(req)
         if missed is None:
             return
         named = any(f is not missed and f.seq <= missed.seq and isinstance(f.expected, list)
                     and any(i in f.expected for i in ids) for f in self.findings)
-        if named:
+        if missed.parts:
+            # It said so of several requests at one line: only this one's part goes.
+            part = next(p for p in missed.parts if p.expected in wants)
+            was = weight(missed)
+            withdraw_part(missed, part)
+            self._earlier_breaks += weight(missed) - was
+            if named:
+                return
+            at = self.findings.index(missed) + 1
+            missed = part
+            self.findings.insert(at, missed)
+            self._withdrawn -= 1  # a finding of an earlier line, not one this line raised
+            self._earlier_breaks += weight(missed)
+        elif named:
             self.findings.remove(missed)
             self._withdrawn += 1
-            self._withdrawn_errors += missed.severity == "error"
+            self._earlier_breaks -= weight(missed)
             return
         breach = self.rules.trigger_order.breach(0)
         missed.code, missed.rule = breach.code, breach.rule
@@ -1116,7 +1176,13 @@ class CoreFlow:
                         actual={"result": line.result, "winner": line.winner,
                                 "reason": line.reason})
             return
+        self._compare_result(line)
+
+    def _compare_result(self, line: GameEnded) -> None:
+        """[9]: the recorded end against the result the rules gave (``legality.result-
+        mismatch`` where they differ: another winner, a draw, another reason)."""
         r = self.result
+        assert r is not None
         if (line.result, line.winner) != (r.result, r.winner) or (
             line.reason is not None and line.reason != r.reason
         ):
@@ -1291,9 +1357,15 @@ class CoreFlow:
             return
         action = self.rules.action(line.action)
         name = f"{action.name} ({line.request})" if action is not None else repr(line.action)
-        self.report("order.trigger-spurious", "core[6-1]",
-                    f"The log triggers {name}, but no trigger condition of it held here.",
-                    actual=line.action)
+        unseen = self.rules.trigger_unseen(self, line) if action is not None else None
+        if unseen is not None:  # unknown is not wrong: a warning, and it happened
+            self.report("log.hidden-info", "core[6-1]",
+                        f"The log triggers {name}; whether its condition held cannot be "
+                        f"checked: {unseen}.", severity="warning", actual=line.action)
+        else:
+            self.report("order.trigger-spurious", "core[6-1]",
+                        f"The log triggers {name}, but no trigger condition of it held here.",
+                        actual=line.action)
         if action is None or self.ledger.claim(line.request) is not None:
             return
         req = Req(id=line.request, action=action,

@@ -191,6 +191,11 @@ class GameRules(Protocol[FlowT, ReqT]):
         start that player's (see RulesHooks)."""
         ...
 
+    def trigger_unseen(self, flow: FlowT, line: Trigger) -> str | None:
+        """Why a trigger the rules did not derive may have held on a face the log does not
+        show (see RulesHooks)."""
+        ...
+
     def win_check_unknown(self, flow: FlowT) -> str | None:
         """Why the win/lose check cannot be ruled from the log here (a count or card the
         log does not show), or None when :meth:`win_check` can rule."""
@@ -255,6 +260,15 @@ class RulesHooks(Generic[HookFlowT]):
         the game then is. The default: False (the line is a spurious trigger, or a turn
         start the rules do not give)."""
         return False
+
+    def trigger_unseen(self, flow: HookFlowT, line: Trigger) -> str | None:
+        """Called for a ``trigger`` line whose condition the rules did not find held: why
+        it may have held on a card whose face the log does not show (a face-down bulwark
+        gone to the graveyard may have been a card that triggers). The flow then reports
+        a ``log.hidden-info`` warning, not ``order.trigger-spurious``, and the trigger
+        happened as recorded. The default: None (every face the condition reads is
+        known)."""
+        return None
 
     def unit_of(self, flow: HookFlowT, ref: str) -> set[str]:
         """The card references that name the same thing as ``ref`` on the table now: the

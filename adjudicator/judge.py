@@ -14,10 +14,10 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from coreflow_judge.adjudicator.findings import Finding, finding
+from coreflow_judge.adjudicator.findings import Finding, breaks, finding, weight
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.game import GameRules, UnsupportedRules
-from coreflow_judge.adjudicator.next_step import NextStep, next_step
+from coreflow_judge.adjudicator.next_step import NextStep, next_step, not_weighing
 from coreflow_judge.adjudicator.plugins import game_plugin
 from coreflow_judge.events.models import (
     MAX_LOG_LINES,
@@ -118,6 +118,7 @@ def feed_item(flow: CoreFlow, line_no: int, item: LogLine | LineError,
             f"Line {line_no}: field {item.field!r}: {item.message}",
             actual={"line": line_no, "field": item.field},
         ))
+        flow.breaks += weight(flow.findings[-1])
         flow.next_seq += 1
         return
     flow.feed(item)
@@ -145,6 +146,7 @@ def start_flow(first: LogLine | LineError, line_no: int = 1) -> CoreFlow:
     if first.seq != 1:
         flow.findings.append(finding("log.seq-gap", first.seq, "log", "Line 1 must have seq 1.",
                                      expected=1, actual=first.seq))
+        flow.breaks += 1
     return flow
 
 
@@ -197,12 +199,14 @@ def _feed_repaired(flow: CoreFlow, i: int, item: LogLine, repairs: Repairs) -> l
         raised = flow.findings[before:]
         del flow.findings[before:]
         flow.findings.extend(f for f in raised if f.code in amend.codes_at)
+        flow.breaks += breaks(flow.findings[before:]) - breaks(raised)
         return flow.findings[before:]
     raised = flow.feed(item)
     kept = repairs.get(i)
     if isinstance(kept, Kept):
         root = kept.root_finding()
         flow.findings.append(root)
+        flow.breaks += weight(root)
         raised = [*raised, root]
     return raised
 
@@ -290,6 +294,7 @@ class ReplayRun:
 
     flow: CoreFlow
     errors: int
+    """The rule breaks its error findings say (:func:`~adjudicator.findings.breaks`)."""
     candidates: dict[int, tuple[str, ...]]
     """Positions where a repair may fit, with the repairs that may
     (:func:`_repairs_worth_trying`): a line that raised an error, or the first line of a
@@ -297,7 +302,7 @@ class ReplayRun:
     erring: set[int]
     """Positions whose line raised an error."""
     before: list[int]
-    """For each position, the error findings reported before its line was fed."""
+    """For each position, the rule breaks (findings.breaks) reported before its line."""
     stopped: bool = False
     """The replay stopped at the line it was for, which broke a rule (``keeping``)."""
 
@@ -315,7 +320,7 @@ def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None =
     erring: set[int] = set()
     end = len(pairs) if upto is None else upto
     turn_began = (0, 0)  # the first line of the turn under way, and the turn
-    counted = [0]  # the error findings before each position's line
+    counted = [0]  # the rule breaks (findings.breaks) before each position's line
     running = last_error = 0
     on_top: dict[int, int] = {}  # a triggered request no line named -> its first line on top
     guessed = 0  # where the last such request a resolution named by a guess came on top
@@ -348,9 +353,7 @@ def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None =
             raised = [f for f in _feed_repaired(flow, i, item, repairs)
                       if not (isinstance(kind, Kept) and f.code == kind.root.code
                               and f.message == kind.root.message)]
-        # What the line raised, less what it withdrew of earlier lines' findings.
-        running += sum(1 for f in flow.findings[before - flow._withdrawn:]
-                       if f.severity == "error") - flow._withdrawn_errors
+        running = flow.breaks  # kept line by line (CoreFlow.breaks)
         if any(f.severity == "error" for f in raised):
             erring.add(i)
             last_error = i
@@ -372,8 +375,7 @@ def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None =
                 # A line of a turn breaks a rule: perhaps the turn was another player's
                 # from its first line on, where a log without its turn start names nobody.
                 candidates.setdefault(turn_began[0], ("turn",))
-    errors = sum(1 for f in flow.findings if f.severity == "error")
-    return ReplayRun(flow, errors, candidates, erring, counted)
+    return ReplayRun(flow, breaks(flow.findings), candidates, erring, counted)
 
 
 def _unnamed_top(flow: CoreFlow) -> Req | None:
@@ -661,19 +663,21 @@ def attach_next(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRu
         if isinstance(repairs.get(i), str):
             before, start = next_step(flow), len(flow.findings)
             repair_at(flow, pairs, i, repairs)
-            _mark(flow.findings[start:], before, item.seq)
+            _mark(flow.findings[start:], before, item)
         before = next_step(flow)
-        _mark(_feed_repaired(flow, i, item, repairs), before, item.seq)
-    if sum(1 for f in flow.findings if f.severity == "error") != run.errors:
+        _mark(_feed_repaired(flow, i, item, repairs), before, item)
+    if breaks(flow.findings) != run.errors:
         return replay(pairs, skipped, repairs).flow
     return flow
 
 
-def _mark(raised: list[Finding], step: NextStep, seq: int) -> None:
-    """Set ``step`` on the errors in ``raised`` that are about line ``seq``."""
+def _mark(raised: list[Finding], step: NextStep, line: LogLine) -> None:
+    """Set ``step`` on the errors in ``raised`` that are about ``line``; where ``step``
+    offers the very request the line made, it says that it does not weigh the rule the
+    finding rests on (:func:`~adjudicator.next_step.not_weighing`)."""
     for f in raised:
-        if f.severity == "error" and f.seq == seq and f.next is None:
-            f.next = step
+        if f.severity == "error" and f.seq == line.seq and f.next is None:
+            f.next = not_weighing(step, line, f.code)
 
 
 def refuse_too_long(pairs: Sequence[object]) -> None:

@@ -26,6 +26,7 @@ and timing. Nothing hidden is read (no card), so every viewer may read it.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
@@ -101,6 +102,11 @@ class NextStep:
     """The game's result (step ``over``)."""
     end_recorded: bool = False
     """The log had recorded the game's end (step ``over``): not even that was left."""
+    not_weighed: str | None = None
+    """Set on the next step of a finding whose own line made a request this step offers
+    (step ``chance``): the code of that finding. The offers weigh timing and what the
+    table shows, not the request's key cards, costs, targets or choices, and so not the
+    rule that finding rests on (:func:`not_weighing`)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form (docs/findings.md, ``next``): the step, and only the fields it
@@ -122,7 +128,21 @@ class NextStep:
         if self.result is not None:
             out["result"] = self.result
             out["end_recorded"] = self.end_recorded
+        if self.not_weighed is not None:
+            out["not_weighed"] = self.not_weighed
         return out
+
+
+def not_weighing(step: NextStep, line: object, code: str) -> NextStep:
+    """``step`` as the next step of a finding of ``code`` on ``line``: where ``line`` is a
+    request that ``step`` offers its player, the offer does not weigh what the finding
+    rests on (:attr:`NextStep.not_weighed` says so), else ``step`` as it is. What the
+    rules want next never offers a request a finding forbids without saying so."""
+    if step.step != "chance" or not isinstance(line, Request):
+        return step
+    if Allowed(line.player, line.action) not in step.requests:
+        return step
+    return dataclasses.replace(step, not_weighed=code)
 
 
 def next_step(flow: CoreFlow) -> NextStep:

@@ -106,16 +106,17 @@ _MATCH_COLUMNS = ("match_id, game, rules, format, players, tournament, round, ta
                   "recorded_reason, errors, consequences, warnings, recorded_at, judge_error")
 
 
-def matches(store: str | None = None, *, progress: Progress | None = None
-            ) -> list[MatchSummary]:
+def matches(store: str | None = None, *, progress: Progress | None = None,
+            audit: str | Path | None = None) -> list[MatchSummary]:
     """Every recorded match of ``store``, in the order they were recorded, each with the
     rules' result and how many errors the judge found.
 
-    Reads the audit database (brought up to date first: only matches recorded or
-    extended since are judged; ``progress`` is told ``(done, total)`` meanwhile).
+    Reads the audit database (``audit``, else the store's own: see :class:`Audit`),
+    brought up to date first: only matches recorded or extended since are judged
+    (``progress`` is told ``(done, total)`` meanwhile).
     """
-    with Audit(store, progress=progress) as audit:
-        rows = audit.rows(f"SELECT {_MATCH_COLUMNS} FROM matches "
+    with Audit(store, path=audit, progress=progress) as audit_tables:
+        rows = audit_tables.rows(f"SELECT {_MATCH_COLUMNS} FROM matches "
                           "ORDER BY recorded_at, match_id")
     return [MatchSummary(
         match_id=r["match_id"], game=r["game"], rules=r["rules"], format=r["format"],
@@ -197,7 +198,8 @@ def _round_key(value: str | None) -> tuple[int, float, str]:
 
 def standings(store: str | None = None, *, tournament: str | None = None,
               after_round: str | int | None = None,
-              summaries: Sequence[MatchSummary] | None = None) -> list[Standings]:
+              summaries: Sequence[MatchSummary] | None = None,
+              audit: str | Path | None = None) -> list[Standings]:
     """The standings of every event in ``store`` (or only ``tournament``), each from the
     rules' results of its matches up to and including round ``after_round``.
 
@@ -206,7 +208,7 @@ def standings(store: str | None = None, *, tournament: str | None = None,
     finding, or a recorded result the rules do not give) counts by the rules' result and
     is named in the player's ``under_review``.
     """
-    rows = list(summaries) if summaries is not None else matches(store)
+    rows = list(summaries) if summaries is not None else matches(store, audit=audit)
     events: dict[str | None, list[MatchSummary]] = {}
     for m in rows:
         if tournament is not None and m.tournament != tournament:
@@ -244,9 +246,12 @@ def standings(store: str | None = None, *, tournament: str | None = None,
 class Audit:
     """The audit tables of a store (docs/audit.md), to query with SQL from Python.
 
-    Opening brings the audit database up to date with the store (``refresh=False``
-    skips that); queries run on a read-only, sandboxed DuckDB connection, as
-    ``coreflow audit`` runs them. Close it (or use ``with``) when done.
+    The audit database is ``path``, else ``$COREFLOW_AUDIT``, else the store's own (one
+    per store: ``STORE.audit.duckdb`` beside a SQLite store, a file under
+    ``~/.cache/coreflow/audit`` for a PostgreSQL store; docs/audit.md). Opening brings it
+    up to date with the store (``refresh=False`` skips that); queries run on a read-only,
+    sandboxed DuckDB connection, as ``coreflow audit`` runs them.
+    Close it (or use ``with``) when done.
 
     - :meth:`sql` gives DuckDB's relation: ``.fetchall()``, ``.arrow()``, ``.df()``,
       ``.pl()`` as DuckDB offers them;

@@ -62,9 +62,13 @@ from coreflow_judge.events.models import LINE_ADAPTER, MatchStarted
 from coreflow_judge.events.store import MatchRecorder, StoreUnavailable, open_recorder, store_env
 from eventsourcing.persistence import PersistenceError, StoredEvent
 
-#: The audit file's name, next to the store's SQLite file.
-DEFAULT_AUDIT_NAME = "coreflow-audit.duckdb"
+#: A SQLite store's audit file is the store's file name with this suffix, beside it
+#: (``tournament.db`` -> ``tournament.db.audit.duckdb``): one audit file per store.
+AUDIT_SUFFIX = ".audit.duckdb"
 AUDIT_ENV_VAR = "COREFLOW_AUDIT"
+#: Where the audit files of PostgreSQL (and in-memory) stores are kept, under the user's
+#: cache directory (``$XDG_CACHE_HOME``, else ``~/.cache``), one per store identity.
+AUDIT_CACHE = Path("coreflow") / "audit"
 
 #: Notifications read per query from the store.
 PAGE_SIZE = 5000
@@ -115,17 +119,41 @@ def store_identity(store: str | None) -> str:
 
 
 def default_audit_path(store: str | None = None) -> Path:
-    """``$COREFLOW_AUDIT``, else ``coreflow-audit.duckdb`` in the store's directory.
+    """``$COREFLOW_AUDIT``, else the store's own audit file: one per store, so two stores
+    never share (and rebuild) one.
 
-    For a PostgreSQL or in-memory store, the current directory.
+    A SQLite store's is beside it, its file name and :data:`AUDIT_SUFFIX`
+    (``./coreflow.db`` -> ``./coreflow.db.audit.duckdb``). A PostgreSQL store's (and an
+    in-memory or ``file:`` URI store's) is in the user's cache directory,
+    ``$XDG_CACHE_HOME/coreflow/audit`` (else ``~/.cache/coreflow/audit``), named after the
+    database and a digest of the store's identity (:func:`store_identity`: user, host,
+    port, database, schema; never the password), e.g.
+    ``postgresql-tournament-1f0c3a9b2d4e.duckdb``.
     """
     env_path = os.environ.get(AUDIT_ENV_VAR)
     if env_path:
         return Path(env_path)
-    db = store_env(store).get("SQLITE_DBNAME")
+    env = store_env(store)
+    db = env.get("SQLITE_DBNAME")
     if db is not None and db != ":memory:" and not db.startswith("file:"):
-        return Path(db).parent / DEFAULT_AUDIT_NAME
-    return Path(DEFAULT_AUDIT_NAME)
+        path = Path(db)
+        return path.parent / f"{path.name}{AUDIT_SUFFIX}"
+    identity = store_identity(store)
+    name = env.get("POSTGRES_DBNAME") or Path((db or "").partition("?")[0]).name
+    if "POSTGRES_SCHEMA" in env:
+        name += f"-{env['POSTGRES_SCHEMA']}"
+    kind = "postgresql" if db is None else "sqlite"
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:60].strip("._") or "store"
+    digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:12]
+    return _cache_home() / AUDIT_CACHE / f"{kind}-{slug}-{digest}.duckdb"
+
+
+def _cache_home() -> Path:
+    """``$XDG_CACHE_HOME``, else ``~/.cache`` (the XDG base directories)."""
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg)
+    return Path.home() / ".cache"
 
 
 # ------------------------------------------------------------------------ refreshing
@@ -145,6 +173,9 @@ class RefreshStats:
     edited: list[str] = field(default_factory=list)
     """Matches whose stored rows changed after the audit took them in (edited, swapped or
     deleted outside coreflow): taken in again (or dropped, when no row is left)."""
+    other_store: str | None = None
+    """The store the audit file had been built from when it was another one (it was
+    rebuilt for this store): two stores given one ``--audit`` file."""
 
 
 class _Sink:
@@ -246,6 +277,8 @@ class AuditDB:
             _reset(con)
             rebuild, last = True, 0
         stats = RefreshStats(rebuilt=rebuild, last_notification_id=last)
+        if state.get("store") not in (None, identity):
+            stats.other_store = state["store"]
         taken = {} if rebuild else _read_digests(con)
         edited = self._edited(app, taken, top) if taken else []
         if top <= last and not rebuild and not edited:
@@ -751,21 +784,8 @@ def isolated_query(path: str | Path, sql: str, timeout: float | None = DEFAULT_T
     p = Path(path)
     if not p.exists():
         raise AuditError(f"no audit database at {p}")
-    to_child, child_in = Pipe()
-    child_out, from_child = Pipe()
-    pid = os.fork()
-    if pid == 0:  # the query's process: never returns
-        code = 0
-        try:
-            to_child.close()
-            from_child.close()
-            _serve(p, sql, limit, child_in, child_out)
-        except BaseException:  # noqa: BLE001 - nothing may escape a forked child
-            code = 1
-        finally:
-            os._exit(code)
-    child_in.close()
-    child_out.close()
+    pid, to_child, from_child = _fork(
+        lambda inbox, outbox: _serve(p, sql, limit, inbox, outbox))
     watch = _Watch(pid, from_child, timeout, limit)
     try:
         first = watch.receive()
@@ -790,6 +810,173 @@ def isolated_query(path: str | Path, sql: str, timeout: float | None = DEFAULT_T
         watch.stop()
         to_child.close()
         from_child.close()
+
+
+def _fork(serve: Callable[[Connection, Connection], None]
+          ) -> tuple[int, Connection, Connection]:
+    """Start ``serve(inbox, outbox)`` in a process of its own (forked); the parent gets
+    its pid and its side of the two pipes.
+
+    The child ignores SIGINT: Ctrl-C reaches the whole foreground process group, and it is
+    the parent that decides (the prompt cancels the query by ending its process, the
+    command stops); a child that took the interrupt itself would answer a half-run
+    query."""
+    to_child, child_in = Pipe()
+    child_out, from_child = Pipe()
+    pid = os.fork()
+    if pid == 0:  # the query's process: never returns
+        code = 0
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            to_child.close()
+            from_child.close()
+            serve(child_in, child_out)
+        except BaseException:  # noqa: BLE001 - nothing may escape a forked child
+            code = 1
+        finally:
+            os._exit(code)
+    child_in.close()
+    child_out.close()
+    return pid, to_child, from_child
+
+
+# ------------------------------------------------------------------------ answers as files
+
+#: The file formats an answer can be written in by :func:`isolated_write`.
+FILE_FORMATS = ("parquet", "arrow")
+
+
+def arrow_missing() -> str | None:
+    """Why an Arrow file cannot be written here (pyarrow is not installed), or None."""
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is None:
+        return ("Arrow files need the pyarrow package, which coreflow does not install: "
+                "pip install pyarrow (or coreflow-judge[arrow])")
+    return None
+
+
+def isolated_write(path: str | Path, sql: str, target: str | Path, kind: str,
+                   timeout: float | None = DEFAULT_TIMEOUT,
+                   memory_limit: int | None = None) -> int:
+    """Write the answer of one query to ``target`` as a Parquet file (``kind``
+    ``parquet``) or an Arrow IPC file (``arrow``, pyarrow needed); the number of rows.
+
+    The query runs as :func:`isolated_query` runs it: sandboxed, in a process of its own,
+    killed at its deadline or memory limit. Its answer leaves the sandboxed connection as
+    an Arrow stream (DuckDB's own, no pyarrow needed for Parquet) and is written by
+    coreflow, never by the SQL: for Parquet, a second DuckDB database of the query's
+    process (in memory, no file of its own, no extension) runs coreflow's one fixed
+    ``COPY (FROM answer) TO <file>``; for Arrow, pyarrow's IPC file writer. The file is
+    written beside ``target`` under a temporary name and renamed over it once whole: a
+    query that fails, is stopped or is cancelled leaves ``target`` as it was.
+    """
+    if kind not in FILE_FORMATS:
+        raise AuditError(f"cannot write an answer as {kind!r} (only: {', '.join(FILE_FORMATS)})")
+    if kind == "arrow" and (missing := arrow_missing()) is not None:
+        raise AuditError(missing)
+    limit = memory_limit if memory_limit is not None else memory_bytes(None)
+    p = Path(path)
+    if not p.exists():
+        raise AuditError(f"no audit database at {p}")
+    out = Path(target)
+    if out.is_dir():
+        raise AuditError(f"cannot write the answer to {out}: a directory (give a file name)")
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part",
+                                        dir=out.parent if str(out.parent) else ".")
+    except OSError as exc:
+        raise AuditError(f"cannot write the answer to {out}: {exc.strerror or exc}") from exc
+    os.close(fd)
+    tmp = Path(tmp_name)
+    pid, to_child, from_child = _fork(
+        lambda _inbox, outbox: _serve_file(p, sql, limit, kind, tmp, outbox))
+    watch = _Watch(pid, from_child, timeout, limit)
+    try:
+        message = watch.receive()
+        if message[0] == "error":
+            raise _RAISED.get(message[1], QueryFailed)(message[2])
+        try:
+            os.replace(tmp, out)
+        except OSError as exc:
+            raise AuditError(f"cannot write the answer to {out}: "
+                             f"{exc.strerror or exc}") from exc
+        return int(message[1])
+    finally:
+        watch.stop()
+        to_child.close()
+        from_child.close()
+        tmp.unlink(missing_ok=True)
+
+
+class _Answer:
+    """An Arrow stream (the PyCapsule interface) handed from one DuckDB connection to
+    another: the sandboxed one's answer, read once by the writer."""
+
+    def __init__(self, relation: duckdb.DuckDBPyRelation) -> None:
+        self._capsule = relation.__arrow_c_stream__()
+
+    def __arrow_c_stream__(self, _requested_schema: object = None) -> object:
+        return self._capsule
+
+
+def _serve_file(path: Path, sql: str, memory_limit: int, kind: str, tmp: Path,
+                outbox: Connection) -> None:
+    """The query's process of :func:`isolated_write`: run ``sql`` on a sandboxed
+    connection and write its answer to ``tmp``; send the row count or the error."""
+    try:
+        con = read_only(path, memory_limit)
+        _kind(con, sql)
+        try:
+            relation = con.sql(sql)
+            rows = (_write_parquet(relation, tmp, memory_limit) if kind == "parquet"
+                    else _write_arrow(relation, tmp))
+        except duckdb.Error as exc:
+            failure = _failure(exc, None)
+            outbox.send(("error", type(failure).__name__, str(failure)))
+            return
+        outbox.send(("written", rows))
+    except AuditError as exc:
+        outbox.send(("error", type(exc).__name__, str(exc)))
+    except (EOFError, BrokenPipeError):
+        pass  # the parent went away
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, never a traceback
+        try:
+            outbox.send(("error", "QueryFailed", f"query failed: {type(exc).__name__}: {exc}"))
+        except (EOFError, BrokenPipeError, OSError):
+            pass
+
+
+def _write_parquet(relation: duckdb.DuckDBPyRelation, tmp: Path, memory_limit: int) -> int:
+    """The answer as Parquet at ``tmp``, written by a DuckDB database of coreflow's own (in
+    memory; no user SQL ever runs on it): one fixed COPY of the answer's Arrow stream."""
+    writer = duckdb.connect(":memory:", config={
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+        "temp_directory": "",
+        "memory_limit": f"{memory_limit}B",
+    })
+    try:
+        writer.from_arrow(_Answer(relation)).create_view("answer")
+        count = writer.execute(f"COPY (FROM answer) TO '{_sql_text(str(tmp))}' "
+                               "(FORMAT parquet, USE_TMP_FILE false)").fetchone()
+        return int(count[0]) if count else 0
+    finally:
+        writer.close()
+
+
+def _write_arrow(relation: duckdb.DuckDBPyRelation, tmp: Path) -> int:
+    """The answer as an Arrow IPC file (Feather v2) at ``tmp``, batch by batch (pyarrow)."""
+    import pyarrow as pa
+    import pyarrow.ipc
+
+    reader = pa.RecordBatchReader.from_stream(_Answer(relation))
+    rows = 0
+    with pa.OSFile(str(tmp), "wb") as sink, pyarrow.ipc.new_file(sink, reader.schema) as out:
+        for batch in reader:
+            out.write_batch(batch)
+            rows += batch.num_rows
+    return rows
 
 
 # ------------------------------------------------------------------------ helpers

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 from coreflow_judge.cli import progress
-from coreflow_judge.cli.options import StoreOption
+from coreflow_judge.cli.options import AuditOption, StoreOption
 from coreflow_judge.events.printable import bounded, escaped, json_escaped
 
 if TYPE_CHECKING:
@@ -38,9 +40,17 @@ DEFAULT_TIMEOUT = 60.0
 
 
 class OutFormat(StrEnum):
+    """How an answer is written: ``table`` (a pipe table and the row count), ``markdown``
+    (the pipe table alone), ``csv``, ``json`` (JSON Lines), ``line`` (``column = value``
+    lines); ``parquet`` and ``arrow`` (an Arrow IPC file) to a file only."""
+
     table = "table"
+    markdown = "markdown"
     csv = "csv"
     json = "json"
+    line = "line"
+    parquet = "parquet"
+    arrow = "arrow"
 
 
 TimeoutOpt = Annotated[
@@ -54,13 +64,6 @@ MemoryOpt = Annotated[
                  "e.g. 512MB, 2GB [default: $COREFLOW_AUDIT_MEMORY, else 1GB]; a query "
                  "that needs more is stopped.", show_default=False),
 ]
-AuditOpt = Annotated[
-    Path | None,
-    typer.Option("--audit", help="The audit DuckDB file [default: $COREFLOW_AUDIT, else "
-                 "coreflow-audit.duckdb next to the store].", show_default=False),
-]
-
-
 def _say(message: str) -> None:
     progress.clear()
     typer.echo(f"coreflow: {bounded(message)}", err=True)
@@ -112,13 +115,14 @@ def _numeric(type_name: str) -> bool:
                          "UINTEGER", "DOUBLE", "FLOAT", "DECIMAL", "REAL"))
 
 
-def write_table(stream: Stream, out: TextIO) -> None:
-    """A pipe table (Markdown-compatible); numbers right-aligned; the row count last.
+def write_table(stream: Stream, out: TextIO, count: bool = True) -> None:
+    """A pipe table (Markdown-compatible); numbers right-aligned; the row count last
+    (``count``; the ``markdown`` format leaves it out).
 
     Columns are as wide as the header and the first batch of rows need (a later, wider
     value widens its own row only): the rows are written as they come, never held whole.
     """
-    header = stream.columns
+    header = [escaped(c) for c in stream.columns]
     right = [_numeric(t) for t in stream.types]
     batches = iter(stream.batches)
     first = [[_cell(v) for v in row] for row in next(batches, [])]
@@ -137,12 +141,34 @@ def write_table(stream: Stream, out: TextIO) -> None:
     for batch in batches:
         out.writelines(fmt([_cell(v) for v in row]) for row in batch)
         n += len(batch)
-    out.write(f"({n} row{'s' if n != 1 else ''})\n")
+    if count:
+        out.write(f"({n} row{'s' if n != 1 else ''})\n")
+
+
+def write_markdown(stream: Stream, out: TextIO) -> None:
+    """The pipe table without the row count: a Markdown table, as DuckDB's ``.mode
+    markdown`` prints one."""
+    write_table(stream, out, count=False)
+
+
+def write_line(stream: Stream, out: TextIO) -> None:
+    """One ``column = value`` line per value, the names right-aligned, a blank line
+    between rows (DuckDB's and SQLite's ``.mode line``)."""
+    names = [escaped(c) for c in stream.columns]
+    width = max((len(n) for n in names), default=0)
+    first = True
+    for batch in stream.batches:
+        for row in batch:
+            if not first:
+                out.write("\n")
+            first = False
+            out.writelines(f"{n.rjust(width)} = {_cell(v)}\n"
+                           for n, v in zip(names, row, strict=True))
 
 
 def write_csv(stream: Stream, out: TextIO) -> None:
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(stream.columns)
+    w.writerow([escaped(c) for c in stream.columns])
     for batch in stream.batches:
         w.writerows(["" if v is None else _cell(v) for v in row] for row in batch)
 
@@ -178,9 +204,13 @@ def write_json(stream: Stream, out: TextIO) -> None:
 
 WRITE: dict[OutFormat, Callable[[Stream, TextIO], None]] = {
     OutFormat.table: write_table,
+    OutFormat.markdown: write_markdown,
     OutFormat.csv: write_csv,
     OutFormat.json: write_json,
+    OutFormat.line: write_line,
 }
+FILE_ONLY = frozenset({OutFormat.parquet, OutFormat.arrow})
+"""Formats written to a file only (``--out FILE``, ``.once FILE``, ``.output FILE``)."""
 
 
 def run_to(auditdb: AuditDB, sql: str, fmt: OutFormat, timeout: float | None,
@@ -192,6 +222,35 @@ def run_to(auditdb: AuditDB, sql: str, fmt: OutFormat, timeout: float | None,
     with isolated_query(auditdb.path, sql, timeout, auditdb.memory) as stream:
         WRITE[fmt](stream, out)
     out.flush()
+
+
+def write_file(auditdb: AuditDB, sql: str, fmt: OutFormat, timeout: float | None,
+               target: Path) -> int | None:
+    """Run one query in the sandbox and write its answer to the file ``target``, whole or
+    not at all (the file is written under a temporary name beside it, then renamed): a
+    Parquet or Arrow file by :func:`audit.projection.isolated_write`, a text format by
+    coreflow from the rows as they come. The number of rows (text formats: None)."""
+    from coreflow_judge.audit.projection import AuditError, isolated_write
+
+    if fmt in FILE_ONLY:
+        return isolated_write(auditdb.path, sql, target, fmt.value, timeout, auditdb.memory)
+    if target.is_dir():
+        raise AuditError(f"cannot write the answer to {target}: a directory (give a file "
+                         "name)")
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
+                                    dir=target.parent if str(target.parent) else ".")
+    except OSError as exc:
+        raise AuditError(f"cannot write the answer to {target}: "
+                         f"{exc.strerror or exc}") from exc
+    tmp = Path(name)
+    try:
+        with open(fd, "w", encoding="utf-8", newline="") as out:
+            run_to(auditdb, sql, fmt, timeout, out)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return None
 
 
 # ------------------------------------------------------------------ commands
@@ -211,6 +270,10 @@ def _open(store: str | None, audit: Path | None, memory_limit: str | None = None
     with progress.progress("audit: refresh") as bar:
         stats = auditdb.refresh(progress=lambda done, total: bar.update(done, total)
                                 if total > 1 else None)
+    if stats.other_store is not None:
+        _say(f"audit: {auditdb.path} had been built from another store ("
+             f"{stats.other_store}): rebuilt for this one (each store has an audit file of "
+             "its own unless --audit or $COREFLOW_AUDIT names one)")
     for match_id in stats.edited:
         _say(f"audit: warning: the stored lines of match {match_id} changed after the audit "
              "took them in (the store was edited outside coreflow): its rows are derived "
@@ -248,12 +311,18 @@ def _guard(fn: Callable[[], int]) -> None:
 
 def audit_command(
     query: Annotated[str | None, typer.Argument(
-        metavar="SQL", help="One query (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN...); without "
-        "it, read queries from stdin until EOF or .quit.", show_default=False)] = None,
-    fmt: Annotated[OutFormat, typer.Option("--format", help="Output format.")] =
-    OutFormat.table,
+        metavar="SQL", help="One query (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN...) or a dot "
+        "command (.tables, .schema, .help); without it, a prompt: statements and dot "
+        "commands from stdin until EOF or .quit.", show_default=False)] = None,
+    fmt: Annotated[OutFormat, typer.Option(
+        "--format", help="Output format: table, markdown, csv, json (JSON Lines), line; "
+        "parquet or arrow (with --out; arrow needs pyarrow).")] = OutFormat.table,
+    out: Annotated[Path | None, typer.Option(
+        "--out", metavar="FILE", help="Write the answer to FILE (whole, or not at all) "
+        "instead of stdout; needed by parquet and arrow. At the prompt: .output FILE.",
+        show_default=False)] = None,
     store: StoreOption = None,
-    audit: AuditOpt = None,
+    audit: AuditOption = None,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     memory_limit: MemoryOpt = None,
 ) -> None:
@@ -262,78 +331,45 @@ def audit_command(
     Tables: matches, events, requests, passes, chance_moves, resolutions, triggers, stage,
     findings, boards (docs/audit.md). Queries run in a sandbox that cannot write any file,
     each in a process of its own for at most --timeout seconds and --memory-limit of
-    memory; rows are printed as they come.
+    memory; rows are printed as they come. The prompt keeps a history
+    (~/.coreflow_audit_history), Ctrl-C cancels the line or the query, Ctrl-D ends;
+    .help lists the dot commands.
 
     \b
     Example: coreflow audit "SELECT code, count(*) FROM findings GROUP BY code ORDER BY 2 DESC"
+    Example: coreflow audit "SELECT * FROM findings" --format parquet --out findings.parquet
     """
+    from coreflow_judge.cli.audit_prompt import Session, interactive
+
+    if query is not None and query.lstrip().startswith("."):
+        session = Session(None, fmt, sys.stdout, timeout, _say)
+        session.command(query)  # the tables, their schema, the help: no store needed
+        raise typer.Exit(EXIT_NO if session.failed else EXIT_OK)
+    if fmt in FILE_ONLY and out is None and query is not None:
+        _say(f"--format {fmt.value} writes a file: give --out FILE")
+        raise typer.Exit(EXIT_INPUT)
+    if fmt is OutFormat.arrow:
+        from coreflow_judge.audit.projection import arrow_missing
+
+        if (missing := arrow_missing()) is not None:
+            _say(f"--format arrow: {missing}")
+            raise typer.Exit(EXIT_INPUT)
 
     def run() -> int:
         auditdb = _open(store, audit, memory_limit)
         if query is not None:
-            run_to(auditdb, query, fmt, timeout, sys.stdout)
+            if out is not None:
+                write_file(auditdb, query, fmt, timeout, out)
+            else:
+                run_to(auditdb, query, fmt, timeout, sys.stdout)
             return EXIT_OK
-        return _interactive(auditdb, fmt, sys.stdin, sys.stdout, timeout)
+        session = Session(auditdb, fmt, sys.stdout, timeout, _say)
+        if out is not None:
+            session.output_to(str(out))
+        interactive(session, sys.stdin, sys.stdout)
+        return EXIT_NO if session.failed else EXIT_OK
 
     _guard(run)
-
-
-def _interactive(auditdb: AuditDB, fmt: OutFormat, stdin: TextIO, stdout: TextIO,
-                 timeout: float | None = DEFAULT_TIMEOUT) -> int:
-    """Statements end with ``;`` (or at the end of the input); ``.quit`` leaves.
-
-    ``.tables`` lists the tables, ``.format table|csv|json`` switches the output. A
-    failing statement prints its one-line message and the prompt goes on; the exit
-    status is 1 if any statement failed.
-    """
-    from coreflow_judge.audit.projection import AuditError
-    from coreflow_judge.audit.schema import TABLES
-
-    tty = stdin.isatty()
-    failed = False
-    buffer: list[str] = []
-
-    def prompt() -> None:
-        if tty:
-            stdout.write("audit> " if not buffer else "  ...> ")
-            stdout.flush()
-
-    def run(sql: str) -> None:
-        nonlocal failed
-        try:
-            run_to(auditdb, sql, fmt, timeout, stdout)
-        except AuditError as exc:
-            failed = True
-            stdout.flush()
-            _say(str(exc))
-        stdout.flush()
-
-    prompt()
-    for raw in stdin:
-        line = raw.strip()
-        if not buffer and line.startswith("."):
-            word, _, arg = line.partition(" ")
-            if word in (".quit", ".exit"):
-                break
-            if word == ".tables":
-                stdout.write("\n".join(TABLES) + "\n")
-            elif word == ".format" and arg.strip() in OutFormat.__members__:
-                fmt = OutFormat(arg.strip())
-            else:
-                _say(f"unknown command {line!r} (.tables, .format table|csv|json, .quit)")
-            prompt()
-            continue
-        if line:
-            buffer.append(raw.rstrip("\n"))
-        if buffer and line.endswith(";"):
-            run("\n".join(buffer))
-            buffer.clear()
-        prompt()
-    if buffer and "".join(buffer).strip():
-        run("\n".join(buffer))
-    if tty:
-        stdout.write("\n")
-    return EXIT_NO if failed else EXIT_OK
 
 
 def export_command(
@@ -341,7 +377,7 @@ def export_command(
         "--parquet", metavar="DIR", help="Write every audit table as DIR/TABLE.parquet.",
         show_default=False)],
     store: StoreOption = None,
-    audit: AuditOpt = None,
+    audit: AuditOption = None,
     memory_limit: MemoryOpt = None,
 ) -> None:
     """Export the audit tables (refreshed from the store first) as Parquet files.

@@ -118,6 +118,12 @@ TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
                   "誰もチャンスを持っておらず、ステージに置くものも解決を待つものもなかった。"),
     "next.chance": ("{holder} held the chance{passed}{top}: {options}.",
                     "{holder} がチャンスを持っていた{passed}{top}：{options}。"),
+    "next.not_weighed": (" The requests are offered by their timing and what the table "
+                         "shows alone, not by the key cards, costs, targets or choices a "
+                         "request names: what this finding ({code}) rests on is not weighed.",
+                         "示したリクエストはタイミングと卓上の状態だけによるもので、リクエストが"
+                         "示すキーカード・コスト・対象・選択は見ていない。この指摘（{code}）の"
+                         "根拠は考慮していない。"),
     "next.passed": (" ({players} had passed)", "（パス済み: {players}）"),
     "next.top": (", with {request} on top of the stage", "、ステージの一番上は {request}"),
     "next.holder": ("{player} could pass", "{player} はパスできた"),

@@ -30,6 +30,7 @@ from coreflow_judge.adjudicator.plugins import GamePlugin, game_of_bare_edition,
 from coreflow_judge.cli import progress
 from coreflow_judge.cli.options import (
     JUDGE_VIEW,
+    AuditOption,
     LangOption,
     StoreOption,
     ViewOption,
@@ -962,6 +963,7 @@ def matches(
         "--errors", help="Only matches with an error finding (or a recorded result the "
         "rules do not give).")] = False,
     fmt: FormatOption = Format.text,
+    audit: AuditOption = None,
 ) -> None:
     """List the recorded matches: id, rules, players, lines, the rules' result (and the
     recorded one where it differs), the error findings, recorded at.
@@ -976,7 +978,7 @@ def matches(
     """
     from coreflow_judge._store import summaries_text
 
-    rows = _summaries(store)
+    rows = _summaries(store, audit)
     rows = [r for r in rows if (game is None or r.game == game)
             and (player is None or player in r.players)
             and (tournament is None or r.tournament == tournament)
@@ -994,14 +996,15 @@ def matches(
         typer.echo("no recorded match" + (" matches the filter" if filtered else ""))
 
 
-def _summaries(store: str | None) -> list[Any]:
+def _summaries(store: str | None, audit: Path | None = None) -> list[Any]:
     """The recorded matches with the rules' results (:func:`coreflow_judge.matches`),
-    a progress line on a terminal while new matches are judged."""
+    read from the audit database (``audit``, else the store's own, as ``coreflow audit``
+    reads it), a progress line on a terminal while new matches are judged."""
     from coreflow_judge._store import matches as summaries
 
     with progress.progress("matches: judge") as bar:
-        return summaries(store, progress=lambda done, total: bar.update(done, total)
-                         if total > 1 else None)
+        return summaries(store, audit=audit, progress=lambda done, total:
+                         bar.update(done, total) if total > 1 else None)
 
 
 @app.command()
@@ -1015,6 +1018,7 @@ def standings(
         "--round", metavar="ROUND", help="The standings after this round (its matches and "
         "every earlier round's) [default: every round].", show_default=False)] = None,
     fmt: FormatOption = Format.text,
+    audit: AuditOption = None,
 ) -> None:
     """The standings of each event, by the rules' results: played, won, lost, drawn,
     undecided per player, ranked by won then fewest lost.
@@ -1028,7 +1032,7 @@ def standings(
     from coreflow_judge._store import standings as rank
 
     events = rank(store, tournament=tournament, after_round=round_,
-                  summaries=_summaries(store))
+                  summaries=_summaries(store, audit))
     if fmt is Format.json:
         where = _store_name(store)
         typer.echo(json_escaped(json.dumps([e.as_dict() | {"store": where} for e in events],

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,6 +20,10 @@ JUDGE_VIEW = "judge"
 StoreOption = Annotated[str | None, typer.Option(
     "--store", help=f"Event store: a SQLite file or a postgresql:// URL "
     f"[default: ${STORE_ENV_VAR}, else ./coreflow.db].", show_default=False)]
+AuditOption = Annotated[Path | None, typer.Option(
+    "--audit", help="The audit DuckDB file [default: $COREFLOW_AUDIT, else the store's "
+    "own: STORE.audit.duckdb beside a SQLite store, one in ~/.cache/coreflow/audit for a "
+    "PostgreSQL store].", show_default=False)]
 ViewOption = Annotated[str, typer.Option(
     "--view", metavar="judge|PLAYER|spectator",
     help="Whose view: judge (everything), a player of the match (their own hand, what the "

@@ -269,7 +269,10 @@ def next_text(step: NextStep, action_name: Callable[[str], str], lang: str = "en
     passed = (text(lang, "next.passed", players=either(step.passed, "next.and"))
               if step.passed else "")
     top = text(lang, "next.top", request=request(step.waiting[0])) if step.waiting else ""
-    return text(lang, "next.chance", holder=holder, passed=passed, top=top, options=options)
+    said = text(lang, "next.chance", holder=holder, passed=passed, top=top, options=options)
+    if step.not_weighed is not None:
+        said += text(lang, "next.not_weighed", code=step.not_weighed)
+    return said
 
 
 class _Words:

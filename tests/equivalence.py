@@ -129,7 +129,8 @@ class Form:
     knows_less: bool = False
     """The form leaves out what told the judge something it cannot see otherwise (hidden
     cards): it may rule fewer errors (a mistake it can no longer see) and no result where
-    the original had one, never another error or another result."""
+    the original had one (or the table's recorded end, taken as it is where the rules
+    cannot check it: log.hidden-info), never another error or another result."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +213,13 @@ def differences(original: Original, rewritten: Form) -> list[str]:
     out += [f"only in the {rewritten.kind} form: {code} at "
             + (f"line {seq}" if seq is not None else "a line after the table's last")
             for (code, seq), n in (theirs - ours).items() for _ in range(n)]
-    if result != their_result and not (rewritten.knows_less and their_result is None):
+    recorded = next(({"result": line.result, "winner": line.winner,
+                      "reason": line.reason or "unknown"}
+                     for line in rewritten.lines if isinstance(line, GameEnded)), None)
+    unseen = their_result is None or (their_result is not None and recorded is not None and {
+        k: v for k, v in their_result.items() if v is not None} == {
+        k: v for k, v in recorded.items() if v is not None})
+    if result != their_result and not (rewritten.knows_less and unseen):
         out.append(f"result {result} in the original, {their_result} in the "
                    f"{rewritten.kind} form")
     return out

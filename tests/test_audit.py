@@ -296,7 +296,7 @@ def test_audit_command_prints_a_table_and_refreshes_first(cli_store: Path) -> No
     r = invoke("audit", "SELECT count(*) AS n FROM matches", "--store", cli_store)
     assert r.exit_code == 0, r.output
     assert r.stdout.splitlines() == ["|  n |", "|---:|", f"| {len(LOGS)} |", "(1 row)"]
-    assert (cli_store.parent / "coreflow-audit.duckdb").exists()  # next to the store
+    assert (cli_store.parent / "tournament.db.audit.duckdb").exists()  # the store's own
 
 
 def test_audit_command_formats(cli_store: Path) -> None:
@@ -360,12 +360,27 @@ def test_export_parquet(cli_store: Path, tmp_path: Path) -> None:
 
 
 def test_default_audit_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One audit file per store: a SQLite store's beside it, named after it; a PostgreSQL
+    store's in the user's cache, keyed by its identity (never its password)."""
     monkeypatch.delenv("COREFLOW_AUDIT", raising=False)
     monkeypatch.delenv("COREFLOW_STORE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert default_audit_path(str(tmp_path / "x" / "s.db")) == (
-        tmp_path / "x" / "coreflow-audit.duckdb")
-    assert default_audit_path(None) == Path("coreflow-audit.duckdb")
-    assert default_audit_path("postgresql://u@h/db") == Path("coreflow-audit.duckdb")
+        tmp_path / "x" / "s.db.audit.duckdb")
+    assert default_audit_path(str(tmp_path / "x" / "t.db")) == (
+        tmp_path / "x" / "t.db.audit.duckdb")
+    assert default_audit_path(None) == Path("coreflow.db.audit.duckdb")
+    cache = tmp_path / "cache" / "coreflow" / "audit"
+    one = default_audit_path("postgresql://u:secret@h/db")
+    assert one.parent == cache and one.name.startswith("postgresql-db-"), one
+    assert "secret" not in str(one)
+    assert default_audit_path("postgresql://u:other@h/db") == one  # the password is no key
+    others = {default_audit_path("postgresql://u@h/db?schema=s2"),
+              default_audit_path("postgresql://u@h2/db"),
+              default_audit_path("postgresql://u@h:5433/db"),
+              default_audit_path("postgresql://v@h/db"),
+              default_audit_path("postgresql://u@h/db2")}
+    assert len(others) == 5 and one not in others
     monkeypatch.setenv("COREFLOW_AUDIT", str(tmp_path / "elsewhere.duckdb"))
     assert default_audit_path(str(tmp_path / "s.db")) == tmp_path / "elsewhere.duckdb"
 

@@ -16,7 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
-from coreflow_judge.audit.projection import BATCH_ROWS, AuditDB, read_only, stream_query
+from coreflow_judge.audit.projection import (
+    BATCH_ROWS,
+    AuditDB,
+    default_audit_path,
+    read_only,
+    stream_query,
+)
 
 from tests.test_bad_input import DISPUTED, installed_coreflow, invoke, one_line
 
@@ -34,7 +40,7 @@ def _digest(path: Path) -> str:
 
 
 def test_no_statement_writes_the_audit_files(store: Path) -> None:
-    audit = store.parent / "coreflow-audit.duckdb"
+    audit = default_audit_path(str(store))
     tmp_dir = Path(f"{audit}.tmp")
     tmp_dir.mkdir()  # DuckDB's own temporary directory, there to be written into
     before = _digest(audit)

@@ -203,12 +203,13 @@ def test_a_triggered_character_action_is_not_requested_directly() -> None:
 def test_a_revive_left_out_is_a_missed_trigger() -> None:
     """転生召喚 sends リアニメーター to the graveyard: its ♠J triggers 世代交代 and
     リアニメーター再生. Play going on without them: each is order.trigger-missed, as any
-    triggered request the table never resolved (C3)."""
+    triggered request the table never resolved (C3): one finding at the line, naming
+    both (one finding per code per line)."""
     lines = _lines("reanimator-reincarnation-revive-9.0")
     assert lines[12]["type"] == "trigger"
     end = _req("a4", "alice", "end")
     found = _judge([*lines[:12], end])
-    assert found == [("order.trigger-missed", 13, "error")] * 2
+    assert found == [("order.trigger-missed", 13, "error")]
 
 
 def test_dark_whisper_left_out_is_a_missed_trigger() -> None:

@@ -403,7 +403,8 @@ def expect(cell: str, got: list[Finding], what: str) -> None:
 def pending() -> dict[tuple[str, str, str, str], str]:
     """(game, action, choice, case) -> what the judge gives today, from the page's table of
     the rows the judge does not give yet (issue 22, class 4: other work than this page's)."""
-    rows = tables()[("", "")][0]
+    found = tables().get(("", ""), [])
+    rows = found[0] if found else []  # none listed: every row is judged as it says
     return {(r["game"], _ticked(r["action"])[0], _ticked(r["choice"])[0],
              r["case"].strip("`")): r["the judge today"] for r in rows}
 

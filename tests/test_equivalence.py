@@ -51,13 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RULINGS = ROOT / "fixtures" / "rulings"
 FIXTURES = sorted(RULINGS.rglob("*.jsonl"))
 
-KNOWN: dict[str, tuple[str, str]] = {
-    "extra/reinforcement-6.1.jsonl": (
-        "claims-hidden",
-        "issue 22 class 3 (unknown is not wrong): with its effects claim left out, 援軍's "
-        "revealed cards are unknown and the soldier chosen among them is "
-        "legality.choice-invalid; fixed separately"),
-}
+KNOWN: dict[str, tuple[str, str]] = {}
 """Fixtures whose forms the judge still rules otherwise, by a defect fixed elsewhere:
 the rewrite and why (strict: once fixed, the fixture must leave this table)."""
 

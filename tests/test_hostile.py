@@ -257,7 +257,7 @@ def test_a_fake_verdict_in_a_log_is_printed_escaped_by_every_text_output(
     judged = coreflow("judge", log)
     assert judged.returncode == 1
     _printable_lines(judged.stdout)
-    assert judged.stdout.rstrip().endswith("2 errors, 3 warnings")
+    assert judged.stdout.rstrip().endswith("2 errors, 2 warnings")
     assert "\\nresult: alice wins" in judged.stdout  # shown, escaped
     _printable_lines(coreflow("board", log).stdout)
     as_json = coreflow("judge", log, "--format", "json").stdout

@@ -124,7 +124,7 @@ def test_judge_lang_ja_writes_the_report_in_japanese_and_keeps_the_english_findi
     assert block[3].startswith("  指摘(英)  The recorded effects of Counter differ")
     assert block[5] == "  記録値    negate r2"
     assert lines[-2:] == ["結果: 未決着（ルールが勝敗を決める前にログが終わっている）",
-                          "エラー 1件、警告 2件"]
+                          "エラー 1件、警告 1件"]
     # COREFLOW_LANG gives the same report; --lang overrides it.
     assert coreflow("judge", DISPUTED, env={LANG_ENV_VAR: "ja"}).stdout == done.stdout
     english = coreflow("judge", DISPUTED, "--lang", "en", env={LANG_ENV_VAR: "ja"})
@@ -148,7 +148,7 @@ def test_board_lang_ja_names_actions_characters_and_zones_from_the_edition_data(
     ]
     assert "  ライフ    不明" in lines and "  手札      6枚" in lines
     assert "    alice:♥2: 防壁, ドライブ, 裏向き, ターン1に登場 [♥2]" in lines
-    assert lines[-2:] == ["結果: 未決着", "ここまでの指摘: 2件（エラー 0件）"]
+    assert lines[-2:] == ["結果: 未決着", "ここまでの指摘: 1件（エラー 0件）"]
 
 
 def test_the_boards_of_the_other_games_read_in_japanese() -> None:

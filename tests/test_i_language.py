@@ -501,7 +501,9 @@ def test_a_malformed_card_definition_is_reported_on_line_1() -> None:
     lines = small_game({"alice": ["pawn", "squire", "scout"], "bob": ["pawn", "squire",
                                                                       "scout"]}, cards=cards)
     report = judge(lines)
-    assert sorted((f.code, f.seq) for f in report.findings) == [("log.malformed", 1)] * 2
+    # One finding per code per line, naming both definitions.
+    assert sorted((f.code, f.seq) for f in report.findings) == [("log.malformed", 1)]
+    assert "blob" in report.findings[0].message and "odd" in report.findings[0].message
 
 
 def test_a_log_without_decks_cannot_be_ruled_to_its_end() -> None:

@@ -136,7 +136,7 @@ def test_the_findings_say_the_rule_what_happened_and_what_should_have() -> None:
     assert counter["statement"].startswith("Resolving a request carries out exactly")
     assert "key card number 3 is lower than r2's key card number 9" in counter["message"]
     assert (counter["expected"], counter["actual"]) == ("no such effect", "negate r2")
-    assert [f["seq"] for f in data["findings"]] == [2, 2, 11]
+    assert [f["seq"] for f in data["findings"]] == [2, 11]
 
 
 def test_the_page_is_self_contained() -> None:
@@ -227,7 +227,7 @@ def test_view_writes_the_page_of_a_log(tmp_path: Path) -> None:
     out = tmp_path / "demo.html"
     done = run("view", DISPUTED, "--html", out)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().startswith(f"{out}: 12 lines, 3 findings, ")
+    assert done.stdout.strip().startswith(f"{out}: 12 lines, 2 findings, ")
     assert out.read_text().startswith("<!DOCTYPE html>")
     assert not list(tmp_path.glob(".*.tmp"))  # written through a temporary file, renamed
 
@@ -885,14 +885,14 @@ def test_the_timeline_groups_the_lines_by_turn_and_goes_to_turn_n(
 def test_the_counts_of_findings_are_said_right(browser: Chromium, pages: dict[str, Path],
                                                long_pages: dict[str, Path]) -> None:
     said = {1: "up to this line: no findings",
-            2: "up to this line: 2 findings: 0 errors, 2 warnings",
-            11: "up to this line: 3 findings: 1 error, 2 warnings"}
+            2: "up to this line: 1 finding: 0 errors, 1 warning",
+            11: "up to this line: 2 findings: 1 error, 1 warning"}
     for seq, text in said.items():
         browser.open(file_url(pages["judge"], str(seq)))
         assert texts(browser, "#findings-so-far") == [text]
-    assert texts(browser, "#findings-total") == ["in all: 3 findings: 1 error, 2 warnings"]
+    assert texts(browser, "#findings-total") == ["in all: 2 findings: 1 error, 1 warning"]
     browser.open(file_url(pages["ja"], "11"))
-    assert texts(browser, "#findings-so-far") == ["この行まで: 指摘 3件（エラー 1件、警告 2件）"]
+    assert texts(browser, "#findings-so-far") == ["この行まで: 指摘 2件（エラー 1件、警告 1件）"]
     # An error and what follows from it, counted as the text report counts them.
     browser.open(file_url(long_pages["en"], "119"))
     assert texts(browser, "#findings-so-far") == [
@@ -906,14 +906,14 @@ def test_the_counts_of_findings_are_said_right(browser: Chromium, pages: dict[st
     assert run("view", TAKEN_BACK, "--html", out).returncode == 0
     browser.open(file_url(out, "13"))
     assert texts(browser, "#findings-total") == [
-        "in all: 3 findings: 0 errors, 2 warnings, 1 info"]
+        "in all: 2 findings: 0 errors, 1 warning, 1 info"]
     assert browser.evaluate("document.querySelector('.tl[data-seq=\"9\"] .mark')"
                             ".classList.contains('info')")
 
 
 TAKEN_BACK = ROOT / "fixtures" / "rulings" / "lite" / "taken-back-9.0.jsonl"
 """A log with a correction: lines taken back at line 9 (an info finding), and the
-presets not recorded (two warnings at line 2)."""
+presets not recorded (one warning at line 2, naming both players)."""
 
 
 @needs_chromium

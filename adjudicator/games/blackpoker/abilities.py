@@ -49,7 +49,9 @@ class Ability:
     timestamp: int
     stat: str
     op: str
-    amount: int = 0
+    amount: int | None = 0
+    """The number added or set; None where the log hides it (a key card's face not
+    shown): a value it reaches is unknown (:meth:`unknown`)."""
     letters: str = ""
     """For ``waive``: the cost letters waived (``*`` = the whole cost)."""
     character: str | None = None
@@ -59,10 +61,15 @@ class Ability:
     ``{"type": ["quick_magic"]}`` (an action's type) or ``{"timing": "quick"}``."""
     until: str = "end_of_turn"
 
+    @property
+    def unknown(self) -> bool:
+        """It adds or sets a number the log does not show."""
+        return self.op in ("add", "set") and self.amount is None
+
     def describe(self) -> str:
         what = {
-            "add": f"{self.amount:+d}",
-            "set": f"= {self.amount}",
+            "add": "+?" if self.amount is None else f"{self.amount:+d}",
+            "set": f"= {'?' if self.amount is None else self.amount}",
             "waive": f"waives ${self.letters}" if self.letters != "*" else "waives the cost",
         }[self.op]
         return f"{self.scope} {self.name} ({self.source}) {what}"
@@ -107,12 +114,11 @@ def compute(printed: int, abilities: Sequence[Ability], ordered: bool = False) -
     value = printed
     steps: list[tuple[Ability, int]] = []
     for a in (abilities if ordered else rules_order(abilities)):
-        if a.op == "add":
-            value += a.amount
-        elif a.op == "set":
-            value = a.amount
-        else:
+        if a.op not in ("add", "set"):
             continue
+        if a.amount is None:  # callers ask only where every number is shown
+            raise ValueError(f"{a.describe()}: a number the log does not show")
+        value = value + a.amount if a.op == "add" else a.amount
         steps.append((a, value))
     return Computation(printed, steps)
 

@@ -72,6 +72,9 @@ class Resolving:
         """Who had a character on the field just before the effect (what 要塞 reads)."""
         """The effect ends by passing the chance (ファントム, 修繕)."""
         self.fizzled = False
+        self.unsure = False
+        """A step's outcome depended on a face the log does not show (warned): effects
+        the log records beyond the plan's are followed, not reported."""
         self.why: list[str] = []
         """Why a step had no effect, in a judge's words (quoted when the log disagrees)."""
         self.sizes_used: dict[str, list[Character]] = {}
@@ -97,6 +100,44 @@ class Resolving:
         if self.refused and code in ("log.choice-missing", "legality.choice-invalid"):
             return  # the line's choices were refused already: one finding (choices.py)
         self.findings.append(finding(code, self.line.seq, rule, msg, **kw))
+        if code == "log.hidden-info":
+            self.unsure = True
+
+    def hidden(self, msg: str, rule: str = "bp6.2") -> None:
+        """What a step does depends on a face the log does not show: a ``log.hidden-info``
+        warning saying what cannot be checked, never an error (docs/decisions.md, "Hidden
+        cards and counts"); the effects the log records are then followed
+        (:meth:`_compare_claims`)."""
+        self.rep("log.hidden-info", rule, msg, severity="warning")
+
+    def among(self, card: str, zone: list[str], what: str) -> bool:
+        """Is ``card`` one of the faces of ``zone`` (``?``: a face the log has not
+        shown)? Where it is not among the faces shown but may be one of the unseen ones,
+        it is: a warning says that it cannot be checked, and the unseen face becomes
+        ``card`` (the face the log now shows)."""
+        if card in zone:
+            return True
+        if card == UNKNOWN or UNKNOWN not in zone:
+            return False
+        shown = [c for c in zone if c != UNKNOWN]
+        zone[zone.index(UNKNOWN)] = card
+        self.hidden(f"{card} is not among the {what} the log shows "
+                    f"({', '.join(shown) or 'none'}), and not every face is shown: whether "
+                    f"{card} was one of them cannot be checked.")
+        return True
+
+    def claimed_gone(self, ch: Character) -> bool:
+        """The log's effects move one of ``ch``'s cards off the field (False without
+        effects): what the table did where the judge cannot decide."""
+        refs = {f"{ch.owner}:{c}" for c in ch.cards}
+        return any(e.get("op") == "move" and e.get("from") == "field"
+                   and e.get("card") in refs for e in self.claims)
+
+    def claimed_delta(self, ch: Character | None = None) -> int | None:
+        """The size change the log's effects record (for ``ch``, or any), if one."""
+        return next((int(e["delta"]) for e in self.claims if e.get("op") == "size"
+                     and isinstance(e.get("delta"), int)
+                     and (ch is None or e.get("character") == ch.ref)), None)
 
     def _units(self) -> dict[str, str]:
         """Each card of a character of several cards on the field -> its reference."""
@@ -217,6 +258,9 @@ class Resolving:
         raw = self.choices.get("card")
         b = self.r.boards[player]
         if raw is None:
+            if not b.graveyard:  # nothing to choose, nothing to record
+                self.why.append(f"{player}'s graveyard is empty: no card is chosen")
+                return None
             self.rep("log.choice-missing", "bp6.2",
                      f"{name}: the card chosen in the graveyard is not recorded.",
                      severity="warning")
@@ -227,7 +271,7 @@ class Resolving:
             self.rep("legality.choice-invalid", "bp6.2",
                      f"{raw} is not in {player}'s graveyard.", actual=raw)
             return None
-        if card not in b.graveyard:
+        if not self.among(card, b.graveyard, f"cards of {player}'s graveyard"):
             self.rep("legality.choice-invalid", "bp6.2",
                      f"{card} is not in {player}'s graveyard.", actual=raw)
             return None
@@ -275,19 +319,26 @@ class Resolving:
                     continue
                 n = value(ch)
                 if n is None:
-                    self.rep("log.hidden-info", "bp6.2", f"{ch.ref}'s {what} is unknown.",
-                             severity="warning")
+                    self.hidden(f"{ch.ref}'s {what} is unknown: whether it is {limit} or "
+                                "less cannot be checked.")
+                    if self.claimed_gone(ch):
+                        doomed.append(ch)  # the table moved it
                 elif n <= limit:
                     doomed.append(ch)
         for ch in doomed:
             self._destroy(ch)
 
     def step_enter_bulwark_from_hand(self, step: dict[str, Any]) -> None:
+        """防壁設置: the hand card chosen (request choice ``card``) enters face down as a
+        bulwark; with the hand empty, nothing enters (partial execution)."""
         player = self.req.controller
-        # An unrecorded card (warned when requested) is still a bulwark, face unknown.
-        ref = self.r.request_choices(self.req).get("card") or f"{player}:{UNKNOWN}"
-        card = card_of(str(ref))
         b = self.r.boards[player]
+        ref = self.r.request_choices(self.req).get("card")
+        if ref is None and b.hand_count == 0:
+            self.why.append(f"{player}'s hand is empty: no card enters as a bulwark")
+            return
+        # An unrecorded card (warned when requested) is still a bulwark, face unknown.
+        card = card_of(str(ref or f"{player}:{UNKNOWN}"))
         b.take_from_hand(card)
         b.field.append(Character(f"{player}:{card}", player, "bulwark", [card],
                                  [self.flow.turn], face_down=True, timestamp=self.r.tick()))
@@ -375,24 +426,30 @@ class Resolving:
         b = self.r.boards[player]
         limit = self.r.pol["hand_limit"]
         count = b.hand_count
-        chosen = [str(c) for c in self.choices.get("discard", [])]
+        # Left out: not recorded; [] : the table discarded none (docs/decisions.md).
+        raw = self.choices.get("discard")
+        chosen = [str(c) for c in raw] if isinstance(raw, list) else []
         if count is None:
             if not chosen:
                 return
             need = len(chosen)
         else:
             need = max(0, count - limit)
-        if need and not chosen:
+        if need and raw is None:
             self.rep("log.choice-missing", "bp6.2",
                      f"{player} had {count} cards in hand at End: "
                      + (f"the card discarded down to {limit} is" if need == 1 else
                         f"the {need} cards discarded down to {limit} are") + " not recorded.",
                      severity="warning")
             chosen = [f"{player}:{UNKNOWN}"] * need
+        elif raw is not None and not isinstance(raw, list):
+            self.rep("legality.choice-invalid", "bp6.2",
+                     "End's discard lists the cards discarded ([] for none).", actual=raw)
         elif len(chosen) != need:
             self.rep("legality.choice-invalid", "bp6.2",
-                     f"{player} must discard down to {limit} cards.", expected=need,
-                     actual=len(chosen))
+                     f"{player} had {count} cards in hand at End and discarded "
+                     f"{len(chosen) or 'none'}: they must discard down to {limit} cards "
+                     f"({need} to discard).", expected=need, actual=len(chosen))
         for ref in chosen:
             card = card_of(ref)
             if card != UNKNOWN and not b.hand_may_hold(card):
@@ -437,7 +494,14 @@ class Resolving:
                 why = "is in drive state" if ch.state != "charge" else (
                     "cannot attack (a bulwark)" if ch.kind == "bulwark" else
                     "entered the field this turn and is in preparation: it cannot attack yet")
-                self.rep("legality.choice-invalid", "bp6.2", f"{ref} {why}.", actual=ref)
+                if ch.state == "charge" and ch.kind != "bulwark" and UNKNOWN in ch.cards:
+                    # A card the log does not show may be an ace (haste).
+                    self.hidden(f"{ref} entered the field this turn and holds a card whose "
+                                "face the log does not show: whether it has haste (an ace) "
+                                "cannot be checked.")
+                else:
+                    self.rep("legality.choice-invalid", "bp6.2", f"{ref} {why}.",
+                             actual=ref)
             ch.state = "drive"
             valid.append(ch.ref)
             self.emit(op="drive", character=ch.ref)
@@ -508,9 +572,19 @@ class Resolving:
                 self.triggers += [
                     TriggerSpec(t.action, aref, att.owner)
                     for t in self.r.trump_triggers(att.owner, "unblocked_attacker", aref)]
-                if asize is None:
+                if asize is None and not self.r.size_hidden(att):
+                    # No size at all (a bulwark named as an attacker, reported at the
+                    # Attack): it deals no damage.
                     self.rep("log.hidden-info", "bp6.2", f"{aref}'s size is unknown.",
                              severity="warning")
+                    continue
+                if asize is None:
+                    self.hidden(f"{aref}'s size is unknown: the damage it deals cannot be "
+                                "checked" + ("; the damage the log records is followed." if
+                                            self.line.effects is not None else
+                                            f", and {opponent}'s {self.r.deck_zone} count is "
+                                            "unknown from here."))
+                    self._unknown_damage(opponent)  # the table's count, if it says one
                     continue
                 self.sizes_used.setdefault(opponent, []).append(att)
                 self._damage(opponent, max(asize, 0))
@@ -550,8 +624,11 @@ class Resolving:
                 continue
             sizes = [self.r.size(c) for c in bl]
             if asize is None or any(s is None for s in sizes):
-                self.rep("log.hidden-info", "bp6.2", "A size in this battle is unknown.",
-                         severity="warning")
+                self.hidden("A size in this battle is unknown: who goes to the graveyard "
+                            "cannot be checked.")
+                for c in [att, *bl]:
+                    if self.claimed_gone(c):
+                        self._destroy(c)
                 continue
             total = sum(s for s in sizes if s is not None)
             if self.r.rule_in_force("revolution"):
@@ -574,6 +651,8 @@ class Resolving:
 
     def _damage(self, player: str, amount: int) -> None:
         """Damage: top cards of the deck to the graveyard, as many as there are."""
+        if player not in self.r.boards:
+            return  # no player (a target reported when requested)
         if self._fortress_holds(player):
             self.why.append(f"{player}'s 要塞 is face up and {player} had a character on the "
                             "field: no damage from the opponent's ♠-keyed action")
@@ -600,10 +679,20 @@ class Resolving:
         opponent's action with a ♠ key card takes effect takes no damage from it."""
         if player == self.req.controller or not self.r.rule_in_force("fortress", player):
             return False
-        if not any((c := parse_card(card_of(k))) is not None and c.suit == "S"
-                   for k in self.req.key_cards):
+        if not self.had_field.get(player, False):
             return False
-        return self.had_field.get(player, False)
+        faces = [parse_card(card_of(k)) or Card(None, None) for k in self.req.key_cards]
+        if any(c.suit == "S" for c in faces):
+            return True
+        if any(not c.known for c in faces):
+            damaged = any(e.get("op") == "damage" and e.get("player") == player
+                          for e in self.claims)
+            self.hidden(f"{player}'s 要塞: a key card's face is not shown, so whether it is a "
+                        "♠ cannot be checked; " + (
+                            "the table dealt the damage." if damaged or self.line.effects is
+                            None else "the table dealt none."))
+            return self.line.effects is not None and not damaged
+        return False
 
     def _destroy(self, ch: Character) -> None:
         if ch not in self.r.boards[ch.owner].field:
@@ -637,6 +726,27 @@ class Resolving:
         cards = mine[done].get("cards")
         return [str(c) for c in cards] if isinstance(cards, list) else None
 
+    def _claimed_amount(self, op: str, player: str) -> int | None:
+        """The count the log records for the next ``op`` (damage, draw) to ``player``: 0
+        where its effects record none; None without effects (or without a count)."""
+        if self.line.effects is None:
+            return None
+        done = sum(1 for e in self.effects if e.get("op") == op and e.get("player") == player)
+        mine = [d for d in self.claims if d.get("op") == op and d.get("player") == player]
+        if done >= len(mine):
+            return 0
+        amount = mine[done].get("amount")
+        return amount if isinstance(amount, int) else None
+
+    def _unknown_damage(self, player: str) -> None:
+        """A damage whose count a hidden face decides and the log does not record: the
+        count of ``player``'s deck is unknown from here (never a guessed count)."""
+        told = self._claimed_amount("damage", player)
+        if told is None:
+            self.r.boards[player].deck = None
+        elif told:
+            self._damage(player, told)
+
     def _claimed_reveal(self, ref: str) -> str | None:
         for d in self.claims:
             if d.get("op") == "reveal" and d.get("character") == ref and d.get("card"):
@@ -647,20 +757,32 @@ class Resolving:
         ch = self.target_char()
         if ch is None:
             return
-        n = sum(number(card_of(k)) or 0 for k in self.req.key_cards)
-        delta = step["sign"] * n
+        numbers = [number(card_of(k)) for k in self.req.key_cards]
+        delta: int | None = step["sign"] * sum(n or 0 for n in numbers)
+        if None in numbers:
+            delta = self.claimed_delta(ch)
+            self.hidden(f"{self.req.action.name}: a key card's face is not shown; the size "
+                        "change " + ("the log records is followed." if delta is not None else
+                                     f"is unknown, and so is {ch.ref}'s size."))
         keys = ", ".join(self.req.key_cards)
         self.r.grant(Ability(
             name=self.req.action.name, source=f"{self.req.id}, {keys}",
             owner=self.req.controller, scope="this", timestamp=self.r.tick(), stat="size",
             op="add", amount=delta, character=ch.ref, until="end_of_turn"))
-        self.emit(op="size", character=ch.ref, delta=delta, until="end_of_turn")
+        if delta is not None:
+            self.emit(op="size", character=ch.ref, delta=delta, until="end_of_turn")
 
     def step_destroy_if_size_not_positive(self, step: dict[str, Any]) -> None:
         ch = self.target_char()
         if ch is None:
             return
         size = self.r.size(ch)
+        if size is None and self.r.data["characters"][ch.kind]["kind"] == "soldier":
+            self.hidden(f"{ch.ref}'s size is unknown: whether it is 0 or less cannot be "
+                        "checked.")
+            if self.claimed_gone(ch):
+                self._destroy(ch)
+                return
         if size is not None and size <= 0:
             self._destroy(ch)
         elif step.get("else_key_to_fog"):
@@ -690,13 +812,15 @@ class Resolving:
         target = self.flow.requests.get(self.req.targets[0]) if self.req.targets else None
         if target is None:
             return
-        mine = sum(number(card_of(k)) or 0 for k in self.req.key_cards)
+        numbers = [number(card_of(k)) for k in self.req.key_cards]
+        mine = sum(n or 0 for n in numbers)
         tk = target.key_cards
         if len(tk) == 1:
             theirs = number(card_of(tk[0]))
-            if theirs is None:
-                self.rep("log.hidden-info", "bp6.2",
-                         "The countered request's key card is not shown.", severity="warning")
+            if theirs is None or None in numbers:
+                self.hidden("The countered request's key card is not shown."
+                            if theirs is None else "The Counter's key card is not shown: "
+                            "whether its number is high enough cannot be checked.")
                 if not any(e.op == "negate" for e in self.line.effects or []):
                     return
             elif mine < theirs:
@@ -712,22 +836,34 @@ class Resolving:
             self._destroy(ch)
 
     def step_damage_target(self, step: dict[str, Any]) -> None:
-        if not self.req.targets:
-            return  # no target named: reported when requested (legality.target-invalid)
+        if not self.req.targets or self.req.targets[0] not in self.r.boards:
+            return  # no player named: reported when requested (legality.target-invalid)
         player = self.req.targets[0]
         if player not in self.r.boards:
             return  # no player of the match: reported when requested (log.unknown-ref)
         if isinstance(step.get("amount"), int):  # R・S・F: a fixed amount
             self._damage(player, step["amount"])
             return
-        n = sum(number(card_of(k)) or 0 for k in self.req.key_cards
-                if (parse_card(card_of(k)) or Card(None, None)).suit == step["suit"])
+        faces = [parse_card(card_of(k)) or Card(None, None) for k in self.req.key_cards]
+        n = sum(c.rank or 0 for c in faces if c.suit == step["suit"])
+        if any(not c.known for c in faces):
+            self.hidden(f"{self.req.action.name}: a key card's face is not shown; the "
+                        + ("damage the log records is followed." if self.line.effects
+                           is not None else f"damage cannot be checked, and {player}'s "
+                           f"{self.r.deck_zone} count is unknown from here."))
+            self._unknown_damage(player)
+            return
         self._damage(player, n)
 
     def step_search(self, step: dict[str, Any]) -> None:
         player = self.req.controller
         b = self.r.boards[player]
         ref = self.choices.get("card")
+        if ref is None and b.deck == []:
+            # Nothing to take, nothing to record: the search does what it can.
+            self.why.append(f"{player}'s {self.r.deck_zone} is empty: no card is taken")
+            self._shuffle(player)
+            return
         if ref is None:
             self.rep("log.choice-missing", "bp6.2", "Search: the card taken is not recorded.",
                      severity="warning")
@@ -739,6 +875,10 @@ class Resolving:
                 b.deck.remove(card)
             elif UNKNOWN in b.deck:
                 b.deck.remove(UNKNOWN)
+            elif card == UNKNOWN and b.deck:
+                # Not recorded (warned): one card left, which is not known; the deck is
+                # shuffled below, so its faces are a set less one unknown card.
+                b.deck = [UNKNOWN] * (len(b.deck) - 1)
             elif b.deck:
                 self.rep("legality.choice-invalid", "bp6.2", f"{card} is not in the deck.",
                          actual=ref)
@@ -855,6 +995,11 @@ class Resolving:
         if self.fizzled != (self.line.result == "fizzled"):
             # The recorded result is wrong and already reported (fizzle-not-applied, or a
             # fizzle that should not be): a wrong resolution gets only that finding.
+            self._follow(unmatched, extra)
+            return
+        if self.unsure and not unmatched:
+            # A face the log hides decided a step (warned): what the table did beyond the
+            # plan cannot be checked, and is followed.
             self._follow(unmatched, extra)
             return
         if self._fewer_from_an_uncounted_deck(unmatched, extra):

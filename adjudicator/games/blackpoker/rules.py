@@ -76,7 +76,7 @@ from coreflow_judge.events.models import Preset, Resolve
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
-    from coreflow_judge.events.models import GameStarted, MatchStarted, Request
+    from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Trigger
 
 EDITIONS = ("6.1", "9.0")
 SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -202,6 +202,10 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         self.abilities: list[Ability] = []
         """Abilities granted by effects and still in force (Up, Down, Force, ...)."""
         self.ended: list[Ability] = []
+        self.unseen_left: list[tuple[str, str, str]] = []
+        """Cards whose face the log never showed that moved from the field to the
+        graveyard since the last request: (the action they may have triggered, its owner,
+        the character) (:meth:`trigger_unseen`)."""
         """Abilities that were in force this turn and ended (for precedence findings: a
         table that still applies one). Cleared when the next turn starts."""
         self.clock = 0
@@ -529,9 +533,17 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
     def size_computation(self, ch: Character) -> Computation | None:
         """The size as the rules compute it, step by step (None: no size, or unseen)."""
         printed = self.printed_size(ch)
-        if printed is None:
+        reach = self.abilities_on(ch)
+        if printed is None or any(a.unknown for a in reach):
             return None
-        return compute(printed, self.abilities_on(ch))
+        return compute(printed, reach)
+
+    def size_hidden(self, ch: Character) -> bool:
+        """``ch`` has a size that a face or a number the log does not show hides (not a
+        character without a size, such as a bulwark)."""
+        if self.data["characters"][ch.kind]["size"] == "none":
+            return False
+        return self.size(ch) is None
 
     def size(self, ch: Character) -> int | None:
         """Printed value, then abilities: all, your, this; oldest first in a scope."""
@@ -549,10 +561,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         (finding code, message with both computations). ``cap``: the size was a count cut
         to ``cap`` cards (:func:`~.abilities.explain`)."""
         printed = self.printed_size(ch)
-        if printed is None:
+        reach = self.abilities_on(ch)
+        ended = [a for a in self.abilities_on(ch, pool=self.ended) if not a.unknown]
+        if printed is None or any(a.unknown for a in reach):
             return None
-        found = explain(printed, self.abilities_on(ch),
-                        self.abilities_on(ch, pool=self.ended), recorded, what, cap)
+        found = explain(printed, reach, ended, recorded, what, cap)
         return None if found is None else (found.code, found.message)
 
     def grant(self, ability: Ability) -> None:
@@ -651,18 +664,22 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
 
     # ------------------------------------------------------------------ requesting
     def table_allows(self, flow: CoreFlow, line: Request, action: ActionDef) -> bool:
-        """A face-up trump grants the action (the extra trumps), its condition on the
-        table holds (the frames' pack not opened, life at most 9) and, for a key card taken
-        from the rare card zone, one is left there: the parts of :meth:`request_findings`
-        that need no key card, cost or target, and read only what every player sees."""
+        """A face-up trump grants the action (the extra trumps), it is not one its requester
+        may make only off their own turn (クイック召喚), its condition on the table holds
+        (the frames' pack not opened, life at most 9) and, for a key card taken from the
+        rare card zone, one is left there: the parts of :meth:`request_findings` that need
+        no key card, cost or target, and read only what every player sees."""
         if action.data.get("originated"):
             return True  # started by a soldier the request names: not known before it
+        if (action.data.get("flags") or {}).get("only_when_not_turn_player") and \
+                line.player == flow.turn_player:
+            return False  # クイック召喚: never on one's own turn
         key = action.data.get("key") or {}
         board = self.boards.get(line.player)
         if key.get("from") == "rare" and board is not None and not board.rare:
             return False  # its key card is a rare card, and none is left (a public count)
-        return not (self.grant_findings(flow, line, action)
-                    or self.condition_findings(flow, line, action))
+        return not any(f.severity == "error" for f in (
+            self.grant_findings(flow, line, action) + self.condition_findings(flow, line, action)))
 
     def request_findings(self, flow: CoreFlow, line: Request, action: ActionDef) -> list[Finding]:
         """Key cards (★), costs ($), targets and request-time choices; never mutates."""
@@ -816,12 +833,16 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 f"{action.name} takes exactly one target.", expected=1,
                 actual=len(line.targets))
         else:
+            unseen: list[str] = []
             why = self._target_problem(flow, tspec, line.targets[0], player, keys, line.request,
-                                       action.id)
+                                       action.id, unseen)
             if why:
                 code = "log.unknown-ref" if why.startswith("no ") else "legality.target-invalid"
                 rep(code, "bp4.3.2.1", f"Target {line.targets[0]}: {why}.",
                     actual=line.targets[0])
+            elif unseen:
+                rep("log.hidden-info", "bp4.3.2.1", f"Target {line.targets[0]}: "
+                    f"{'; '.join(unseen)} cannot be checked.", severity="warning")
         # Request-time choices: their shapes (choices.py), then the hand card.
         found, refused = choice_findings(action.name, "request", a.get("choices"),
                                          line.choices, seq)
@@ -829,8 +850,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         if "card" in (a.get("choices") or {}) and not refused:
             card_ref = (line.choices or {}).get("card")
             if card_ref is None:
-                rep("log.choice-missing", "bp6.2", f"{action.name}: the hand card is not "
-                    "recorded.", severity="warning")
+                # A hand known to be empty holds no card to choose: nothing could be
+                # recorded, and the action does what it can (nothing).
+                if not self._hand_empty(board, discards):
+                    rep("log.choice-missing", "bp6.2", f"{action.name}: the hand card is not "
+                        "recorded.", severity="warning")
             else:
                 parts = split_ref(str(card_ref))
                 if parts is None or parts[0] != player:
@@ -888,6 +912,13 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             return f"in {player}'s graveyard"
         return None
 
+    @staticmethod
+    def _hand_empty(board: PlayerBoard, taken: Mapping[str, int]) -> bool:
+        """The hand is known to hold no card once the request's key cards and discarded
+        cards (``taken``: card -> how many) have left it."""
+        count = board.hand_count
+        return count is not None and count <= sum(taken.values())
+
     def _hand_has(self, board: PlayerBoard, card: str, times: int) -> bool:
         if card == UNKNOWN:
             return board.hand_count is None or board.hand_count >= times
@@ -941,7 +972,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
     def _target_problem(
         self, flow: CoreFlow, spec: dict[str, Any], target: str, player: str,
         keys: list[str], own_id: str | None, action_id: str | None = None,
+        hidden: list[str] | None = None,
     ) -> str | None:
+        """Why ``target`` cannot be the target (None: it can). A condition that faces the
+        log does not show decide is met (never a guessed error); ``hidden`` collects what
+        could not be checked."""
         kind = spec["kind"]
         if kind == "player":
             if target not in flow.players:
@@ -991,7 +1026,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         if contains is not None and not any(
                 (c := parse_card(card)) is not None and self._fits(c, contains)
                 for card in ch.cards):
-            return f"it holds no card of {self._pattern_text([contains])}"
+            if UNKNOWN not in ch.cards:
+                return f"it holds no card of {self._pattern_text([contains])}"
+            if hidden is not None:
+                hidden.append(f"whether {target} holds a card of "
+                              f"{self._pattern_text([contains])} (a face not shown)")
         ckind = cspec["kind"]
         if kind == "soldier" and ckind != "soldier":
             return "not a soldier"
@@ -1003,7 +1042,14 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             key = parse_card(keys[0])
             suits = {parse_card(c).suit for c in ch.cards if parse_card(c)}  # type: ignore[union-attr]
             if key is not None and key.suit is not None and key.suit not in suits:
-                return "not of the key card's suit"
+                if UNKNOWN not in ch.cards:
+                    return "not of the key card's suit"
+                if hidden is not None:
+                    hidden.append(f"whether {target} is of the key card's suit (a face not "
+                                  "shown)")
+            elif key is not None and not key.known and hidden is not None:
+                hidden.append("whether the target is of the key card's suit (the key "
+                              "card's face is not shown)")
         return None
 
     def fizzles(self, flow: CoreFlow, req: Req) -> bool:
@@ -1035,6 +1081,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
 
     def pay_costs(self, flow: CoreFlow, req: Req, line: Request) -> list[TriggerSpec]:
         """Pay $B/$L/$D/$S and take the key cards from hand onto the stage."""
+        self.unseen_left.clear()  # a new request: what left before it excuses nothing
         player = line.player
         board = self.boards[player]
         if (req.action.data.get("target") or {}).get("kind") not in (None, "player",
@@ -1121,6 +1168,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         twin.boards = {p: b.copy() for p, b in self.boards.items()}
         twin.abilities = list(self.abilities)
         twin.ended = list(self.ended)
+        twin.unseen_left = []
         twin._notes = []
         return twin
 
@@ -1137,9 +1185,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             if to == "graveyard":
                 board.graveyard.append(card)
                 rank = number(card)
-                if on_graveyard and rank is not None and rank in self.ng_ranks and \
-                        self.data["characters"][ch.kind]["next_generation"]:
-                    triggers.append(TriggerSpec(on_graveyard, ch.ref, ch.owner))
+                if on_graveyard and self.data["characters"][ch.kind]["next_generation"]:
+                    if rank is not None and rank in self.ng_ranks:
+                        triggers.append(TriggerSpec(on_graveyard, ch.ref, ch.owner))
+                    elif card == UNKNOWN:  # it may have been one: trigger_unseen
+                        self.unseen_left.append((on_graveyard, ch.owner, ch.ref))
             elif to == "hand":
                 board.add_to_hand(card)
         if to == "graveyard":  # 9.0 リアニメーター再生 and the like (docs/decisions.md XC3)
@@ -1157,6 +1207,17 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
     def win_check(self, flow: CoreFlow) -> GameResult | None:
         """A player whose deck (life) has 0 cards loses; both at 0 by edition policy."""
         return deck_out(flow, self.boards, self.pol["both_empty"])
+
+    def trigger_unseen(self, flow: CoreFlow, line: Trigger) -> str | None:
+        """世代交代 recorded where a card the log never showed left the field for the
+        graveyard (a face-down bulwark destroyed unrevealed): it may have been a Joker, A,
+        J, Q or K. Each such card excuses one such trigger of its owner."""
+        for i, (action, owner, ref) in enumerate(self.unseen_left):
+            if action == line.action and line.controller in (None, owner):
+                del self.unseen_left[i]
+                return (f"a card of {ref} whose face the log does not show went to the "
+                        "graveyard, and it may be one that triggers it")
+        return None
 
     def hand_turn_over(self, flow: CoreFlow, player: str) -> list[Req] | None:
         """A BlackPoker turn starts with the requests End triggered for the turn player

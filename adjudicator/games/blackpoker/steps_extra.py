@@ -58,11 +58,17 @@ class ExtraSteps(Resolving):
     def _own_trump(self, player: str, card: str) -> Trump | None:
         return next((t for t in self.r.boards[player].trumps if t.card == card), None)
 
-    def _choice_ref(self, name: str, what: str) -> str | None:
+    def _choice_ref(self, name: str, what: str, possible: bool = True) -> str | None:
+        """The choice ``name`` as a reference; None where the log leaves it out: a
+        ``log.choice-missing`` warning when something could be chosen (``possible``),
+        nothing where nothing could (the step does what it can)."""
         raw = self.choices.get(name)
         if raw is None:
-            self.rep("log.choice-missing", "bp6.2", f"{self.req.action.name}: {what} is not "
-                     "recorded.", severity="warning")
+            if possible:
+                self.rep("log.choice-missing", "bp6.2", f"{self.req.action.name}: {what} is "
+                         "not recorded.", severity="warning")
+            else:
+                self.why.append(f"nothing could be chosen as {what}")
             return None
         return str(raw)
 
@@ -154,8 +160,16 @@ class ExtraSteps(Resolving):
         if found is None:
             return
         owner, trump = found
-        suits = {c.suit for c in (parse_card(card_of(k)) for k in self.req.key_cards) if c}
+        faces = [parse_card(card_of(k)) for k in self.req.key_cards]
+        suits = {c.suit for c in faces if c}
         card = parse_card(trump.card)
+        if trump.face_up and (card is None or not card.known
+                              or any(c is None or not c.known for c in faces)):
+            self.hidden(f"クローズ: a face it compares ({owner}'s trump or a key card) is not "
+                        "shown: whether they share a suit cannot be checked.")
+            if any(e.get("op") == "flip" and e.get("face") == "down" for e in self.claims):
+                self._flip(owner, trump, False)
+            return
         if not trump.face_up:
             self.why.append(f"{owner}'s trump is face down already")
         elif card is None or card.suit not in suits:
@@ -184,7 +198,15 @@ class ExtraSteps(Resolving):
             return
         owner, trump = found
         key = card_of(self.req.key_cards[0])
-        if not trump.face_up or trump.card != key:
+        if trump.face_up and UNKNOWN in (trump.card, key):
+            self.hidden("切札破壊: the trump's or the key card's face is not shown: whether "
+                        "they are the same card cannot be checked.")
+            if not any(e.get("op") == "move" and e.get("from") == "trump" for e in self.claims):
+                return
+            shown = next(card_of(str(e.get("card"))) for e in self.claims
+                         if e.get("op") == "move" and e.get("from") == "trump")
+            trump.card = shown if trump.card == UNKNOWN else trump.card
+        elif not trump.face_up or trump.card != key:
             self.why.append(f"{owner}'s trump is " + ("face down" if not trump.face_up else
                             f"{trump.card}, not the key card {key}"))
             return
@@ -207,6 +229,20 @@ class ExtraSteps(Resolving):
         elif b.hand_known[card] > 0:
             b.take_from_hand(card)
             where = "hand"
+        elif b.hand_may_hold(card) or UNKNOWN in b.graveyard:
+            # Among the cards the log has not shown: taken from where the table took it.
+            claimed = next((str(e.get("from")) for e in self.claims if e.get("op") == "move"
+                            and card_of(str(e.get("card", ""))) == card
+                            and e.get("to") == "trump"), None)
+            where = claimed if claimed in ("hand", "graveyard") else (
+                "hand" if b.hand_may_hold(card) else "graveyard")
+            self.hidden(f"{card} is not among the cards of {player}'s hand and graveyard the "
+                        f"log shows: whether it was there cannot be checked; taken from the "
+                        f"{where}.")
+            if where == "hand":
+                b.take_from_hand(card)
+            elif UNKNOWN in b.graveyard:
+                b.graveyard.remove(UNKNOWN)
         else:
             self.why.append(f"{card} is in neither {player}'s hand nor graveyard")
             return
@@ -238,7 +274,8 @@ class ExtraSteps(Resolving):
         """ドレイン: one of the controller's characters (choice ``character``) goes to the
         bottom of the deck; if it did, the target takes 2 damage."""
         player = self.req.controller
-        ref = self._choice_ref("character", "the character sent to the deck bottom")
+        ref = self._choice_ref("character", "the character sent to the deck bottom",
+                               bool(self.r.boards[player].field))
         ch = self.r.find(ref) if ref else None
         if ref is not None and (ch is None or ch.owner != player):
             self.rep("legality.choice-invalid", "bp6.2",
@@ -279,10 +316,16 @@ class ExtraSteps(Resolving):
         too."""
         player = self.req.controller
         raw = self.choices.get("soldiers")
+        if not any(self._soldier(ch) for ch in self.r.boards[player].field) and not raw:
+            self.why.append(f"{player} has no soldier to send: nothing happens")
+            return  # nothing could be chosen (nor recorded)
+        if raw is None:
+            self.rep("log.choice-missing", "bp6.2", "瞬殺: the own soldiers sent to the "
+                     "graveyard (one or more) are not recorded.", severity="warning")
+            return
         if not isinstance(raw, list) or not raw:
-            self.rep("log.choice-missing" if raw is None else "legality.choice-invalid",
-                     "bp6.2", "瞬殺: the own soldiers sent to the graveyard (one or more) are "
-                     "not recorded.", severity="warning" if raw is None else "error")
+            self.rep("legality.choice-invalid", "bp6.2", "瞬殺 sends one or more own soldiers "
+                     "to the graveyard; the log sends none.", actual=raw)
             return
         chosen: list[Character] = []
         for ref in raw:
@@ -326,12 +369,14 @@ class ExtraSteps(Resolving):
         trump = self._own_trump(self.req.controller, "S11")
         if trump is None or not trump.face_up:
             return
-        ref = self._choice_ref("card", "the graveyard card put as a soldier")
+        ref = self._choice_ref("card", "the graveyard card put as a soldier",
+                               any(b.graveyard for b in self.r.boards.values()))
         if ref is None:
             return
         parts = split_ref(ref)
-        if parts is None or parts[0] not in self.r.boards or \
-                parts[1] not in self.r.boards[parts[0]].graveyard:
+        if parts is None or parts[0] not in self.r.boards or not self.among(
+                parts[1], self.r.boards[parts[0]].graveyard,
+                f"cards of {parts[0]}'s graveyard"):
             self.rep("legality.choice-invalid", "bp6.2", f"{ref} is not in a graveyard.",
                      actual=ref)
             return
@@ -446,7 +491,7 @@ class ExtraSteps(Resolving):
         if raw is None and len(revealed) > 1:
             self.rep("log.choice-missing", "bp6.2", "援軍: which revealed card became the "
                      "soldier is not recorded; the first is assumed.", severity="warning")
-        elif card not in revealed:
+        elif not self.among(card, revealed, "revealed cards"):
             self.rep("legality.choice-invalid", "bp6.2", f"{raw} is not one of the revealed "
                      f"cards {', '.join(revealed)}.", actual=raw)
             card = revealed[0]
@@ -536,7 +581,13 @@ class ExtraSteps(Resolving):
         per card; then the own bulwarks may be put in any order (``bulwark_order``)."""
         player = self.req.controller
         board = self.r.boards[player]
-        raw = self.choices.get("soldiers") or []
+        raw = self.choices.get("soldiers")
+        if raw is None and any(self._soldier(ch) for ch in board.field):
+            self.rep("log.choice-missing", "bp6.2", "幻影: which own soldiers became bulwarks "
+                     "is not recorded ([] for none); none is assumed.", severity="warning")
+        elif raw is not None and not isinstance(raw, list):
+            self.rep("legality.choice-invalid", "bp6.2", "幻影's soldiers list own soldiers "
+                     "([] for none).", actual=raw)
         for ref in raw if isinstance(raw, list) else []:
             ch = self.r.find(str(ref))
             if ch is None or ch.owner != player or not self._soldier(ch):
@@ -552,7 +603,7 @@ class ExtraSteps(Resolving):
                 for card, entered in zip(ch.cards, ch.entered, strict=False)]
             self.emit(op="transform", character=ch.ref, to="bulwark",
                       cards=[f"{player}:{c}" for c in ch.cards])
-        order = self.choices.get("bulwark_order")
+        order = self.choices.get("bulwark_order")  # left out or []: the order is kept
         if isinstance(order, list) and order:
             walls = [ch for ch in board.field if ch.kind == "bulwark"]
             by_ref = {ch.ref: ch for ch in walls}
@@ -579,14 +630,22 @@ class ExtraSteps(Resolving):
         for p in self.flow.players:
             doomed = []
             for ch in self.r.boards[p].field:
-                n = self._number(ch) if self._soldier(ch) else None
-                if n is not None and n >= key:
+                if not self._soldier(ch):
+                    continue
+                n = self._number(ch)
+                if n is None:
+                    self.hidden(f"救済: {ch.ref}'s number is not shown: whether it is {key} or "
+                                "more cannot be checked.")
+                    if self.claimed_gone(ch):
+                        doomed.append(ch)  # the table moved it
+                elif n >= key:
                     doomed.append(ch)
             if not doomed:
                 continue
             cards = [c for ch in doomed for c in ch.cards]
-            chosen = [card_of(str(c)) for c in orders.get(p, [])]
-            if len(cards) > 1 and not chosen:
+            given = orders.get(p)
+            chosen = [card_of(str(c)) for c in given] if isinstance(given, list) else []
+            if len(cards) > 1 and given is None:
                 self.rep("log.choice-missing", "bp6.2", f"救済: the order {p} put the "
                          "soldiers on the deck in is not recorded; field order assumed.",
                          severity="warning")
@@ -613,7 +672,8 @@ class ExtraSteps(Resolving):
         trump = self._own_trump(self.req.controller, "H11")
         if trump is None or not trump.face_up:
             return
-        ref = self._choice_ref("bulwark", "the bulwark sent to the graveyard")
+        ref = self._choice_ref("bulwark", "the bulwark sent to the graveyard", any(
+            ch.kind == "bulwark" for p in self.flow.players for ch in self.r.boards[p].field))
         if ref is None:
             return
         ch = self.r.find(ref)
@@ -703,6 +763,7 @@ class ExtraSteps(Resolving):
             self.why.append(f"{ch.ref} cannot be the target of 装備 ({why})")
             return
         b = self.r.boards[player]
+        suits: set[str] = set()
         if step.get("same_suit"):
             suits = self.r.character_suits(ch)
             able = [c for c in b.graveyard
@@ -712,7 +773,13 @@ class ExtraSteps(Resolving):
             able = [c for c in b.graveyard if self.r.card_fits(c, step["card"])]
             what = f"a {self.r._pattern_text([step['card']])}"
         raw = self.choices.get("card")
-        if raw is None:
+        if "card" not in self.choices and able:
+            # Left out while a card could be chosen: not recorded, nothing is equipped.
+            self.rep("log.choice-missing", "bp6.2", f"修繕: the card chosen ({what} in "
+                     f"{player}'s graveyard) is not recorded; nothing is equipped.",
+                     severity="warning")
+            return
+        if raw is None:  # null: no card chosen
             if able:
                 self.rep("legality.choice-invalid", "bp6.2", f"修繕 must choose {what} in "
                          f"{player}'s graveyard while one is there ({', '.join(able)}).",
@@ -722,7 +789,12 @@ class ExtraSteps(Resolving):
             return
         card = card_of(str(raw))
         parts = split_ref(str(raw))
-        if card not in able or (parts is not None and parts[0] != player):
+        fits = (card in able or (
+            (face := parse_card(card)) is not None and face.known and card not in b.graveyard
+            and (face.suit in suits if step.get("same_suit") else
+                 self.r.card_fits(card, step["card"]))
+            and self.among(card, b.graveyard, f"cards of {player}'s graveyard")))
+        if not fits or (parts is not None and parts[0] != player):
             self.rep("legality.choice-invalid", "bp6.2",
                      f"{raw} is not {what} in {player}'s graveyard.", expected=able,
                      actual=raw)
@@ -741,12 +813,24 @@ class ExtraSteps(Resolving):
         if trump is None or not trump.face_up:
             return
         raw = self.choices.get("request")
+        if "request" not in self.choices:
+            if any(r is not self.req for r in self.flow.stage):
+                self.rep("log.choice-missing", "bp6.2", f"{self.req.action.name}: the request "
+                         "chosen to be negated is not recorded; none is negated.",
+                         severity="warning")
+            return  # step 2 still happens
         if raw is None:
-            return  # none chosen (or none qualifies): step 2 still happens
+            return  # null: none chosen (or none qualifies): step 2 still happens
         target = self.flow.requests.get(str(raw))
         x = number(card_of(self.req.key_cards[0])) if self.req.key_cards else None
-        ok = target is not None and target in self.flow.stage and \
-            strategist_may_negate(x, target.key_cards)
+        on_stage = target is not None and target in self.flow.stage
+        if on_stage and target is not None and len(target.key_cards) == 1 and (
+                x is None or number(card_of(target.key_cards[0])) is None):
+            self.hidden("策士召喚: a key card's face is not shown: whether the request's key "
+                        "card number is at most this one's cannot be checked.")
+            self._negate_request(str(raw))
+            return
+        ok = on_stage and target is not None and strategist_may_negate(x, target.key_cards)
         if not ok:
             self.rep("legality.choice-invalid", "bp6.2", f"{raw} is not a request on the "
                      "stage with two key cards, or with one whose number is at most "
@@ -758,12 +842,16 @@ class ExtraSteps(Resolving):
         """先読み 2: a hand card (choice ``card``) goes on the deck top or bottom (``to``)."""
         player = self.req.controller
         b = self.r.boards[player]
-        raw = self._choice_ref("card", "the card put back on the deck")
+        raw = self._choice_ref("card", "the card put back on the deck", b.hand_count != 0)
         to = self.choices.get("to")
         if raw is None:
             return
         card = card_of(raw)
-        if to not in ("top", "bottom"):
+        if to is None:
+            self.rep("log.choice-missing", "bp6.2", "先読み: top or bottom of the deck is not "
+                     "recorded; the top is assumed.", severity="warning")
+            to = "top"
+        elif to not in ("top", "bottom"):
             self.rep("legality.choice-invalid", "bp6.2", "先読み puts the card on the top or "
                      "the bottom of the deck.", expected=["top", "bottom"], actual=to)
             to = "top"
@@ -786,7 +874,7 @@ class ExtraSteps(Resolving):
         the soldier that started the action returns to the hand."""
         player = self.req.controller
         b = self.r.boards[player]
-        raw = self._choice_ref("card", "the hand card put as a soldier")
+        raw = self._choice_ref("card", "the hand card put as a soldier", b.hand_count != 0)
         if raw is not None:
             card = card_of(raw)
             if not b.hand_may_hold(card):
@@ -805,8 +893,8 @@ class ExtraSteps(Resolving):
     def step_civil_war(self, step: dict[str, Any]) -> None:
         """内乱: if the targeted opponent holds at least as many hand cards as the
         controller, they discard 2 (their choice, ``discard``)."""
-        if not self.req.targets:
-            return
+        if not self.req.targets or self.req.targets[0] not in self.r.boards:
+            return  # no player named: reported when requested
         opp = self.req.targets[0]
         player = self.req.controller
         theirs = self.r.boards[opp].hand_count
@@ -820,7 +908,9 @@ class ExtraSteps(Resolving):
         want = min(int(step["count"]), theirs if theirs is not None else int(step["count"]))
         raw = self.choices.get("discard")
         cards = [card_of(str(c)) for c in raw] if isinstance(raw, list) else None
-        if cards is None:
+        if cards is None and want == 0:
+            cards = []  # an empty hand: nothing to discard, nothing to record
+        elif cards is None:
             self.rep("log.choice-missing", "bp6.2", "内乱: the discarded cards are not "
                      "recorded.", severity="warning")
             cards = [UNKNOWN] * want
@@ -884,7 +974,13 @@ class ExtraSteps(Resolving):
         if raw is None:
             claimed = [card_of(str(c)) for d in self.claims if d.get("op") == "discard"
                        and d.get("player") == opp for c in d.get("cards") or []]
-            cards = claimed  # not recorded: declined, unless the effects show the discard
+            cards = claimed  # not recorded: the discard the effects show, none without
+            held = self.r.boards[opp].hand_count
+            if held is None or held >= want:  # a discard was possible: not recorded
+                self.rep("log.choice-missing", "bp6.2", f"リセット: whether {opp} discarded "
+                         f"{want} cards is not recorded; "
+                         + ("the discard the effects show is followed." if claimed else
+                            "none is assumed."), severity="warning")
         if (raw is not None and not isinstance(raw, list)) or len(cards) not in (0, want):
             self.rep("legality.choice-invalid", "bp6.2", f"リセット: {opp} may discard "
                      f"{want} cards or none.", expected=[0, want], actual=raw)
@@ -961,8 +1057,8 @@ class ExtraSteps(Resolving):
     def step_sweep(self, step: dict[str, Any]) -> None:
         """薙払: the targeted opponent moves one character of their own field (their choice,
         ``character``) to the graveyard."""
-        if not self.req.targets:
-            return
+        if not self.req.targets or self.req.targets[0] not in self.r.boards:
+            return  # no player named: reported when requested
         opp = self.req.targets[0]
         if not self.r.boards[opp].field:
             return

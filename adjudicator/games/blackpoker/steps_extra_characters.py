@@ -51,16 +51,17 @@ class ExtraCharacterSteps(ExtraSteps):
             owner, card = able[0]
         else:
             parts = split_ref(str(raw))
-            if parts is None or parts[0] not in self.r.boards or \
-                    parts[1] not in self.r.boards[parts[0]].graveyard:
+            if parts is not None and not self.r.card_fits(parts[1], pattern):
+                self.rep("legality.choice-invalid", "bp6.2", f"{self.req.action.name} "
+                         f"takes a {what}; {parts[1]} is not.", actual=raw)
+                return
+            if parts is None or parts[0] not in self.r.boards or not self.among(
+                    parts[1], self.r.boards[parts[0]].graveyard,
+                    f"cards of {parts[0]}'s graveyard"):
                 self.rep("legality.choice-invalid", "bp6.2",
                          f"{raw} is not in a graveyard.", actual=raw)
                 return
             owner, card = parts
-            if not self.r.card_fits(card, pattern):
-                self.rep("legality.choice-invalid", "bp6.2", f"{self.req.action.name} "
-                         f"takes a {what}; {card} is not.", actual=raw)
-                return
         self.r.boards[owner].graveyard.remove(card)
         trump = Trump(card)
         self.r.boards[player].trumps.append(trump)

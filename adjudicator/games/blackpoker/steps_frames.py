@@ -47,10 +47,13 @@ class FrameSteps(Resolving):
                      "パック開封 takes a card from the pack, or the rare card instead "
                      "(from: pack or rare).", actual=self.choices.get("from"))
         card: str | None
-        if raw is None:
+        if raw is None and not b.pack:
+            card = None  # an empty pack: nothing to take, nothing to record
+            self.why.append(f"{player}'s pack is empty")
+        elif raw is None:
             self.rep("log.choice-missing", "bp-frame.pack_open", "パック開封: the card taken "
                      "from the pack is not recorded.", severity="warning")
-            card = UNKNOWN if b.pack else None
+            card = UNKNOWN
         else:
             parts = split_ref(str(raw))
             card = card_of(str(raw))
@@ -80,7 +83,7 @@ class FrameSteps(Resolving):
         parts = split_ref(str(raw)) if raw is not None else None
         card = card_of(str(raw)) if raw is not None else UNKNOWN
         rare = b.rare or []
-        if raw is None:
+        if raw is None and rare:
             self.rep("log.choice-missing", "bp-frame.pack_open", "パック開封: the rare card "
                      "taken is not recorded.", severity="warning")
         elif (parts is not None and parts[0] != player) or (
@@ -136,7 +139,7 @@ class FrameSteps(Resolving):
             return
         mine = [parse_card(card_of(k)) for k in self.req.key_cards]
         theirs = [parse_card(card_of(k)) for k in target.key_cards]
-        if any(c is None for c in mine + theirs):
+        if any(c is None or not c.known for c in mine + theirs):
             self.rep("log.hidden-info", "bp-frame.trap_counter",
                      "罠カウンター: a key card's face is not shown; whether they are the same "
                      "cannot be checked.", severity="warning")

@@ -202,7 +202,7 @@ class MasterSteps(Resolving):
                 choice = "stand"
             if choice == "stand":
                 break
-        if decisions is not None and asked != len(decisions):
+        if raw is not None and decisions is not None and asked != len(decisions):
             self.rep("legality.choice-invalid", "bp6.2",
                      f"B・J: {len(decisions)} decision(s) recorded, but the cards revealed "
                      f"call for {asked} (total {total}).", expected=asked,

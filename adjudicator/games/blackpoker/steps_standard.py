@@ -96,6 +96,16 @@ class StandardSteps(Resolving):
                      "on the field is assumed.", severity="warning")
             return list(ch.cards)
         chosen = [card_of(str(c)) for c in raw] if isinstance(raw, list) else []
+        shown = [c for c in ch.cards if c != UNKNOWN]
+        rest = list(chosen)
+        for c in shown:
+            if c in rest:
+                rest.remove(c)
+        if len(chosen) == len(ch.cards) and all(c in chosen for c in shown) and \
+                len(rest) == len(ch.cards) - len(shown) and rest:
+            self.hidden(f"A card of {ch.ref} is not shown: whether the order names each of "
+                        "its cards once cannot be checked.")
+            return chosen
         if sorted(chosen) != sorted(ch.cards):
             self.rep("legality.choice-invalid", "bp6.2",
                      f"The order must name each card of {ch.ref} once: "

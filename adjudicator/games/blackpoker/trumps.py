@@ -233,13 +233,22 @@ class TrumpRules:
                         "while the stage is empty.")
             return None
         suits = self.character_suits(ch)
+        unseen = not self.character_data(ch).get("suits") and UNKNOWN in ch.cards
         for card in self.granted_by_trumps(action.id):
             want = set(self.trump_data[card].get("originator", {}).get("suits", ()))
-            if want and not want & suits:
+            if want and not want & suits and not unseen:
                 continue
             if self.face_up(line.player, card):
+                if want and not want & suits:
+                    return ("log.hidden-info", f"{ref} holds a card whose face is not shown: "
+                            f"whether it is of the suit {card}'s ability reaches cannot be "
+                            "checked.")
                 return None
         cards = self.granted_by_trumps(action.id)
+        hidden_up = self.face_up(line.player, UNKNOWN)
+        if cards and hidden_up:
+            return ("log.hidden-info", f"{line.player} has a face-up trump whose face the log "
+                    f"does not show: whether it grants {action.name} cannot be checked.")
         if not cards:
             return ("legality.ability-not-in-force", f"{ref} ({ch.kind}) has no ability "
                     f"that starts {action.name}.")
@@ -266,7 +275,13 @@ class TrumpRules:
         cards = self.granted_by_trumps(action.id)
         if not cards or not self.trump_action(action):
             return out
-        if not any(self.face_up(line.player, c) for c in cards):
+        if not any(self.face_up(line.player, c) for c in cards) and self.face_up(
+                line.player, UNKNOWN):
+            out.append(finding(
+                "log.hidden-info", line.seq, "bp-extra.abilities",
+                f"{line.player} has a face-up trump whose face the log does not show: whether "
+                f"it grants {action.name} cannot be checked.", severity="warning"))
+        elif not any(self.face_up(line.player, c) for c in cards):
             names = ", ".join(f"{c} {self.trump_data[c]['name']}" for c in cards)
             out.append(finding(
                 "legality.ability-not-in-force", line.seq, "bp-extra.abilities",

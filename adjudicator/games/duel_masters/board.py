@@ -60,6 +60,17 @@ class Creature:
         return self.card.has(flag) or any(
             a.card.gives is not None and flag in a.card.gives.flags for a in self.attached)
 
+    def giver(self, flag: str) -> str:
+        """Whose text gives it ``flag``, as a finding names it: its own card, or the gear
+        crossed to it or the aura on it that gives the flag (``alice:axe#1 (crossed to
+        alice:imp#1)``)."""
+        if self.card.has(flag):
+            return self.ref
+        for a in self.attached:
+            if a.card.gives is not None and flag in a.card.gives.flags:
+                return f"{a.ref} ({'an aura on' if a.aura else 'crossed to'} {self.ref})"
+        return self.ref
+
     @property
     def breaker(self) -> int:
         """Its card's breaker count, or a higher one a gear or an aura gives."""

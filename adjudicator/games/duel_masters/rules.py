@@ -515,15 +515,18 @@ class DuelMastersRules(RulesHooks):
         out: list[Permission] = []
         fast = self.override(c, "attack_sick") if sick else None
         if fast is not None:
-            out.append(Permission(fast.allow, "this", c.timestamp, fast.names(c.ref)))
+            out.append(Permission(fast.allow, "this", c.timestamp,
+                                  fast.names(c.giver(fast.keyword))))
         if c.has("cannot_attack"):
-            out.append(Permission(False, "this", c.timestamp, f"{c.ref}: cannot attack"))
+            out.append(Permission(False, "this", c.timestamp,
+                                  f"{c.giver('cannot_attack')}: cannot attack"))
         if sick:
             for o in self.creatures():
                 if o.owner != c.owner and o.has("lock_new_attackers"):
                     out.append(Permission(
                         False, "all", o.timestamp,
-                        f"{o.ref}: the opponent's creatures cannot attack the turn they enter"))
+                        f"{o.giver('lock_new_attackers')}: the opponent's creatures cannot "
+                        "attack the turn they enter"))
         for ban in self.bans:
             if ban.creature == c.ref:
                 out.append(Permission(False, "this", ban.timestamp,
@@ -541,11 +544,12 @@ class DuelMastersRules(RulesHooks):
         attacker's "cannot be blocked" (dm101.1 overrides)."""
         out: list[Permission] = []
         if blocker.has("blocker"):
-            out.append(Permission(True, "this", blocker.timestamp, f"{blocker.ref}: blocker"))
+            out.append(Permission(True, "this", blocker.timestamp,
+                                  f"{blocker.giver('blocker')}: blocker"))
         shut = self.override(attacker, "blocked")
         if shut is not None:
             out.append(Permission(shut.allow, "this", attacker.timestamp,
-                                  shut.names(attacker.ref)))
+                                  shut.names(attacker.giver(shut.keyword))))
         return out
 
     def may_block(self, c: Creature, attacker: Creature) -> bool:
@@ -648,6 +652,17 @@ class DuelMastersRules(RulesHooks):
         return None
 
     # ------------------------------------------------------------------ requesting
+    def table_allows(self, flow: CoreFlow, line: Request, action: ActionDef) -> bool:
+        """What the rules want next weighs the turn's steps (dm§3: no action of a step the
+        turn has passed) and the one mana charge per turn (dm§3.3): the parts of
+        :meth:`request_findings` that need no key card, mana or target."""
+        step = action.data.get("step")
+        if step is not None and line.player == flow.turn_player and \
+                self.steps.index(step) < self.step:
+            return False
+        return not (action.id == "charge_mana" and line.player == flow.turn_player
+                    and self.charges >= int(self.pol["mana_charges_per_turn"]))
+
     def request_choices(self, line: Request) -> dict[str, Any]:
         """The request's choices the judge reads (of the action's declared shapes)."""
         action = self.actions.get(line.action)
@@ -675,11 +690,13 @@ class DuelMastersRules(RulesHooks):
         if step is not None and player == flow.turn_player:
             want = self.steps.index(step)
             if want < self.step:
+                now = self.step_name()
                 rep("legality.step-order", "dm§3",
                     f"{action.name} belongs to the {step} step, and this turn is already in "
-                    f"the {self.step_name()} step; a turn's steps go "
-                    f"{' -> '.join(self.steps)}.", expected=f"{step} or later",
-                    actual=self.step_name())
+                    f"the {now} step; a turn's steps go "
+                    f"{' -> '.join(self.steps)}.",
+                    expected=f"an action of the {now} step or a later one",
+                    actual=f"{action.name} (the {step} step)")
         aid = action.id
         if aid == "charge_mana":
             self._check_hand_key(line, board, None, rep)
@@ -802,7 +819,7 @@ class DuelMastersRules(RulesHooks):
                 rep("legality.cost-unpaid", "dm§2.1",
                     f"{line.player} has no untapped mana that pays for {cdef.name} "
                     f"(cost {cdef.cost if cost is None else cost}, {'/'.join(cdef.civs)}).")
-            else:
+            elif (cdef.cost if cost is None else cost) > 0:  # a cost of 0 taps nothing
                 rep("log.choice-missing", "dm§2.1",
                     "The mana cards tapped are not recorded (choices.mana); mana that pays "
                     "is assumed.", severity="warning")
@@ -1287,7 +1304,9 @@ class _Resolving:
             why = "names no card" if not isinstance(chosen, str) else (
                 f"costs more than {effect.max_power}" if there else
                 f"is not in {player}'s hyperspatial zone")
-            self.rep("legality.choice-invalid", "dm101.3",
+            # A cost over the card's limit breaks the card's text (dm101.1); a card that
+            # is not there, the zone (dm§2.1).
+            self.rep("legality.choice-invalid", "dm101.1" if there else "dm§2.1",
                      f"choices.hyperspatial: {chosen!r} {why} ({effect.describe()}).",
                      expected=legal or None, actual=chosen)
             if not there:
@@ -1351,7 +1370,8 @@ class _Resolving:
         if card is None or cdef is None:
             return
         targets = list(self.req.targets) or self._chosen_targets()
-        self.run_effects(self.req.controller, cdef, "spell", targets, at_request=True)
+        self.run_effects(self.req.controller, cdef, "spell", targets,
+                         at_request=bool(self.req.targets))
         self._spell_to_graveyard(self.req.controller, card)
 
     def _spell_to_graveyard(self, player: str, card: str) -> None:
@@ -1383,7 +1403,7 @@ class _Resolving:
         if skip is not None:
             o = self.r.override(skip, "draw")
             assert o is not None
-            self.override_notes.append(f"no draw: {o.names(skip.ref)}")
+            self.override_notes.append(f"no draw: {o.names(skip.giver(o.keyword))}")
             self.begin("draw", self.override_notes[-1])
             return
         self.draw(self.req.controller, 1)
@@ -1618,8 +1638,15 @@ class _Resolving:
         return None
 
     # ------------------------------------------------------------------ abilities
-    def _chosen_targets(self) -> list[str]:
-        return [str(x) for x in self.choices.get("targets") or []]
+    def _chosen_targets(self) -> list[str] | None:
+        """``choices.targets``: the creatures chosen while resolving; None where the log
+        does not record them (left out), [] where it records that none was chosen."""
+        t = self.choices.get("targets")
+        if t is None:
+            return None
+        if isinstance(t, str):
+            return [t]
+        return [str(x) for x in t] if isinstance(t, list) else []
 
     def _ability(self, hook: str) -> None:
         src = str(self.req.source or "")
@@ -1675,9 +1702,13 @@ class _Resolving:
         targets = self._chosen_targets()
         legal = [c.ref for c in self.r.creatures() if c.owner != player]
         if not targets:
-            if legal:
+            if legal and targets is None:
                 self.rep("log.choice-missing", "dm§3.5",
                          "The creature the G-Strike chose is not recorded.", severity="warning")
+            elif legal:
+                self.rep("legality.choice-invalid", "dm101.3",
+                         "The G-Strike chose no creature, while one of the opponent's could "
+                         f"be chosen ({', '.join(legal)}).", expected=legal, actual=[])
             return
         ref = targets[0]
         if ref not in legal:
@@ -1687,8 +1718,8 @@ class _Resolving:
         self.r.bans.append(Ban(ref, self.r.tick(), str(self.req.source)))
         self.emit(op="no_attack", card=ref, until="end_of_turn")
 
-    def run_effects(self, controller: str, cdef: CardDef, hook: str, targets: list[str],
-                    at_request: bool = False) -> None:
+    def run_effects(self, controller: str, cdef: CardDef, hook: str,
+                    targets: list[str] | None, at_request: bool = False) -> None:
         """Carry out an ability's effects in order, as far as possible (dm101.3)."""
         for effect in cdef.effects(hook):
             if self.stopped:
@@ -1748,21 +1779,31 @@ class _Resolving:
         shields = len(b.shields) if b.shields is not None else 0
         return shields <= n, f"{player} has {shields} shield(s), {n} or fewer needed"
 
-    def targeted(self, controller: str, effect: Effect, targets: list[str],
+    def targeted(self, controller: str, effect: Effect, targets: list[str] | None,
                  at_request: bool) -> None:
+        """A targeted effect on the creature chosen (``targets``: None when the log does
+        not record the choice, [] when it records none chosen). The creature must meet
+        the card's condition (its text: dm101.1); none may be chosen only where none
+        meets it (the effect does as much as it can: dm101.3)."""
         legal = self.r.legal_targets(controller, effect)
         if not targets:
-            if legal:
+            if legal and targets is None:
                 self.rep("log.choice-missing", "dm101.3",
                          f"The creature chosen ({effect.describe()}) is not recorded "
                          "(choices.targets); nothing is assumed.", severity="warning")
+            elif legal:
+                self.rep("legality.choice-invalid", "dm101.3",
+                         f"None was chosen ({effect.describe()}), while "
+                         f"{', '.join(legal)} could be: the effect does as much as it can.",
+                         expected=legal, actual=[])
             return
         ref = targets[0]
         why = self.r.target_problem(controller, effect, ref)
         if why is not None:
             if not at_request:  # a request's targets were checked when it was made
-                self.rep("legality.choice-invalid", "dm101.3",
-                         f"{why} ({effect.describe()}).", actual=ref)
+                self.rep("legality.choice-invalid", "dm101.1",
+                         f"{why} ({effect.describe()}): the card's text decides what it may "
+                         "choose.", actual=ref)
             c = self.r.find(ref)
             if c is None or (effect.kind != "power" and c.owner == controller):
                 return
@@ -1932,10 +1973,32 @@ class _Resolving:
         elif extra or unmatched:
             why = f" Card over rule (dm101.1): {'; '.join(self.override_notes)}." \
                 if self.override_notes else ""
-            self.rep("legality.effect-mismatch", "dm101.1" if why else "dm101.3",
+            self.rep("legality.effect-mismatch", self._mismatch_rule(unmatched, extra),
                      f"The recorded effects of {self.req.action.name} differ from the "
                      f"rules'.{why}", expected=unmatched or None, actual=extra or None)
         self._follow_the_log(unmatched, extra)
+
+    #: The rule a resolution of each direct action or procedure carries out.
+    _PROCEDURE_RULES = {"draw": "dm§3.2", "charge_mana": "dm§3.3", "summon": "dm§3.4",
+                        "cast": "dm§3.4", "generate": "dm§3.4", "aura": "dm§3.4",
+                        "cross": "dm§3.4", "attack": "dm§3.5", "block": "dm§3.5",
+                        "end_turn": "dm§3.6"}
+
+    def _mismatch_rule(self, unmatched: list[dict[str, Any]],
+                       extra: list[dict[str, Any]]) -> str:
+        """The rule recorded effects that differ from the rules' break: a card over rule
+        keyword that decided (dm101.1); a battle, block or shield break (dm§3.5); effects
+        the table left out, the rest done (as much as it can: dm101.3); else the rule the
+        resolution carries out (the step of a procedure, or a card's text: dm101.1)."""
+        if self.override_notes:
+            return "dm101.1"
+        both = unmatched + extra
+        if any(e.get("op") in ("battle", "block", "break", "direct_attack")
+               or e.get("reason") == "battle" for e in both):
+            return "dm§3.5"
+        if unmatched and not extra:
+            return "dm101.3"
+        return self._PROCEDURE_RULES.get(self.req.action.id, "dm101.1")
 
     def _enter_from_unknown_zones(self, claimed: list[dict[str, Any]]) -> bool:
         """Creatures the recorded effects move into the battle zone from a zone the header

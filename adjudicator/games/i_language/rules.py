@@ -734,18 +734,21 @@ class _Resolving:
                     return i
         return 0
 
-    def _targets(self) -> list[str]:
+    def _targets(self) -> tuple[list[str], bool]:
+        """The cards chosen as targets, and whether the resolution records them itself:
+        ``choices.targets`` (``[]``: none chosen), else the request's targets (a step
+        left without one is not recorded)."""
         chosen = self.choices.get("targets")
         if isinstance(chosen, list):
-            return [str(t) for t in chosen]
-        return list(self.req.targets)
+            return [str(t) for t in chosen], True
+        return list(self.req.targets), False
 
     def _plan_steps(self, card: CardState, steps: tuple[dict[str, Any], ...]
                     ) -> list[PlanStep]:
         """Each step of the ability, one after the other (a step sees the values the
         steps before it left)."""
         me = self.req.controller
-        targets = self._targets()
+        targets, recorded = self._targets()
         scratch = _Scratch()
         out: list[PlanStep] = []
         tspecs = self.r.data["targets"]
@@ -754,9 +757,20 @@ class _Resolving:
             spec = tspecs[tname]
             if spec["chosen"]:
                 if not targets:
-                    self.rep("log.choice-missing", R_ABILITY if card.normal else R_MAGIC,
-                             f"The target of {card.ref}'s '{st['do']}' is not recorded.",
-                             severity="warning")
+                    # Nothing to record where no card may be targeted; none chosen where
+                    # one may is a choice the ability does not allow.
+                    could = [c.ref for p in self.r.decks for c in self.r.camp(p)
+                             if may_target(c, spec["side"], me)]
+                    if could and not recorded:
+                        self.rep("log.choice-missing", R_ABILITY if card.normal else R_MAGIC,
+                                 f"The target of {card.ref}'s '{st['do']}' is not recorded.",
+                                 severity="warning")
+                    elif could:
+                        self.rep("legality.choice-invalid",
+                                 R_ABILITY if card.normal else R_MAGIC,
+                                 f"{card.ref}'s '{st['do']}' targets a card ({tname}); the "
+                                 f"log chose none, while {', '.join(could)} could be chosen.",
+                                 expected=could, actual=[])
                     continue
                 ref = targets.pop(0)
                 hit = self.r.cards.get(ref)
