@@ -8,6 +8,7 @@ game can give; a game's own codes (a step order, a once-per-game use) come with 
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from copy import deepcopy
@@ -142,9 +143,11 @@ class Finding:
     """What the rules wanted next, from the table as the judge had it just before the
     line (after any repair there): set on the errors a player's line raised
     (:func:`adjudicator.judge.attach_next`), absent on others."""
-    parts: tuple[Finding, ...] = field(default=(), repr=False, compare=False)
+    parts: Sequence[Finding] = field(default=(), repr=False, compare=False)
     """The findings of the same code and line this one stands for (:func:`merge`), each
     as it was reported; empty for a finding reported once. Never in the JSON report."""
+    said: _Said | None = field(default=None, repr=False, compare=False)
+    """What the parts say together, kept as they come (:func:`merge`); None until then."""
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "seq": self.seq, "severity": self.severity,
@@ -163,44 +166,113 @@ class Finding:
 _RANK: dict[str, int] = {"error": 2, "warning": 1, "info": 0}
 
 
-def _together(values: list[Any]) -> Any:
-    """The distinct values of ``values`` that are set, in order: None for none, the value
-    for one, a list for several."""
-    out: list[Any] = []
-    for v in values:
-        if v is not None and v not in out:
-            out.append(v)
-    if not out:
-        return None
-    return out[0] if len(out) == 1 else out
+MESSAGES = 10
+"""The most distinct messages a finding that stands for several (:func:`merge`) says in
+full; past that, how many more there were: a log may repeat one line's seq as often as it
+likes, and merging one more part costs the same however many came before."""
+
+
+def _key(value: Any) -> Any:
+    """``value`` as a key equal for equal values (a list or a dict by its JSON text)."""
+    try:
+        hash(value)
+    except TypeError:
+        return (1, json.dumps(value, sort_keys=True, default=repr))
+    return (0, value)
+
+
+class _Distinct:
+    """The distinct values set among the parts' (of ``expected`` or ``actual``), in order."""
+
+    __slots__ = ("keys", "values")
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self.keys: set[Any] = set()
+
+    def add(self, value: Any) -> None:
+        if value is None:
+            return
+        key = _key(value)
+        if key not in self.keys:
+            self.keys.add(key)
+            self.values.append(value)
+
+    def together(self) -> Any:
+        """None for none, the value for one, the list of them for several."""
+        values = self.values
+        if not values:
+            return None
+        return values[0] if len(values) == 1 else values
+
+
+class _Said:
+    """What the parts of a merged finding say together, kept as each part comes."""
+
+    __slots__ = ("expected", "actual", "messages", "seen", "more", "severity")
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+        self.seen: set[str] = set()
+        self.more = 0
+        self.expected = _Distinct()
+        self.actual = _Distinct()
+        self.severity: Severity = "info"
+
+    def add(self, part: Finding) -> None:
+        if part.message not in self.seen:
+            self.seen.add(part.message)
+            if len(self.messages) < MESSAGES:
+                self.messages.append(part.message)
+            else:
+                self.more += 1
+        self.expected.add(part.expected)
+        self.actual.add(part.actual)
+        if _RANK[part.severity] > _RANK[self.severity]:
+            self.severity = part.severity
+
+    def say(self, f: Finding) -> None:
+        """``f`` says what its parts say."""
+        more = f" ({self.more} more)" if self.more else ""
+        f.message = " ".join(self.messages) + more
+        f.expected = self.expected.together()
+        f.actual = self.actual.together()
+        f.severity = self.severity
+
+
+def _alone(f: Finding) -> Finding:
+    """``f`` as reported, without what it stands for."""
+    return Finding(f.code, f.seq, f.rule, f.message, f.severity, f.expected, f.actual)
 
 
 def merge(into: Finding, other: Finding) -> None:
     """``other`` (same code, same line) becomes part of ``into``: one finding per code per
     line (docs/findings.md), which names everything the line broke that rule with. Its
-    message says each part once, in the order reported; ``expected`` and ``actual`` are the
-    parts' values (a list where they differ); the severity is the gravest; the rule, the
-    cause and the next step are ``into``'s."""
-    if not into.parts:
-        into.parts = (Finding(into.code, into.seq, into.rule, into.message, into.severity,
-                              into.expected, into.actual),)
-    into.parts += other.parts or (Finding(other.code, other.seq, other.rule, other.message,
-                                          other.severity, other.expected, other.actual),)
-    _rebuild(into)
+    message says each part once, in the order reported (the first :data:`MESSAGES` of
+    them, then how many more); ``expected`` and ``actual`` are the parts' values (a list
+    where they differ); the severity is the gravest; the rule, the cause and the next
+    step are ``into``'s. Costs what ``other`` says, however many parts ``into`` has."""
+    if into.said is None:
+        parts = list(into.parts) or [_alone(into)]
+        into.parts, into.said = parts, _Said()
+        for p in parts:
+            into.said.add(p)
+    new = other.parts or (_alone(other),)
+    assert isinstance(into.parts, list)
+    into.parts.extend(new)
+    for p in new:
+        into.said.add(p)
+    into.said.say(into)
 
 
 def _rebuild(f: Finding) -> None:
     """``f`` said again from its parts."""
-    parts = f.parts
-    messages: list[str] = []
-    for p in parts:
-        if p.message not in messages:
-            messages.append(p.message)
-    f.message = " ".join(messages)
-    f.expected = _together([p.expected for p in parts])
-    f.actual = _together([p.actual for p in parts])
-    f.severity = max((p.severity for p in parts), key=_RANK.__getitem__)
-    if len(parts) == 1:
+    f.said = None
+    said = _Said()
+    for p in f.parts:
+        said.add(p)
+    said.say(f)
+    if len(f.parts) == 1:
         f.parts = ()
 
 
@@ -218,7 +290,7 @@ def weight(f: Finding) -> int:
 
 def withdraw_part(f: Finding, part: Finding) -> None:
     """``part`` of a merged finding ``f`` is no longer true: ``f`` says only the rest."""
-    f.parts = tuple(p for p in f.parts if p is not part)
+    f.parts = [p for p in f.parts if p is not part]
     _rebuild(f)
 
 

@@ -15,6 +15,9 @@ push one part of the judge's state or work up with the log's length:
 - ``triggers``: ``n`` trigger lines the rules did not derive (each still happened: the
   buffer grows with the log), then a stage line for each.
 - ``passes``: a legal log: alice and bob pass in turn ``n`` times (nothing happens).
+- ``reseq``: the probe's Ends written under two seqs in turn (5, 6, 5, 6, ...): each line
+  breaks the seq rule, and its findings merge into those of the first line of its seq
+  (one finding per code per line), which grow with the log.
 
 :func:`repeated` makes the same kind of log out of any log: one of its lines repeated.
 
@@ -103,8 +106,15 @@ def passes(n: int) -> list[str]:
     return log.text()
 
 
+def reseq(n: int) -> list[str]:
+    lines = [json.loads(x) for x in ends(n)]
+    for k, line in enumerate(lines[4:]):
+        line["seq"] = 5 + k % 2
+    return [_dump(x) for x in lines]
+
+
 FAMILIES: dict[str, Callable[[int], list[str]]] = {
-    "ends": ends, "stacked": stacked, "triggers": triggers, "passes": passes,
+    "ends": ends, "stacked": stacked, "triggers": triggers, "passes": passes, "reseq": reseq,
 }
 
 

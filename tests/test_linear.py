@@ -51,7 +51,7 @@ from hypothesis import strategies as st
 from tests.crafted import FAMILIES, ends, passes, triggers
 from tests.test_bad_input import invoke, one_line
 
-SMALL = {"ends": 60, "stacked": 30, "triggers": 60, "passes": 60}
+SMALL = {"ends": 60, "stacked": 30, "triggers": 60, "passes": 60, "reseq": 60}
 """The smaller size of each family (the larger is ten times it)."""
 
 
@@ -352,3 +352,19 @@ def test_the_rule_breaks_kept_line_by_line_are_those_counted_again(
     for family in FAMILIES.values():
         judge_lines(iter_lines(family(12)))
     assert checked[0] > 10_000
+
+
+def test_a_finding_of_many_parts_says_ten_messages_and_counts_every_part() -> None:
+    """Merging a part costs what the part says: past ten distinct messages, a finding
+    says how many more there were; its values and its rule breaks keep every part."""
+    from coreflow_judge.adjudicator.findings import MESSAGES, finding, merge, weight
+
+    into = finding("log.seq-gap", 5, "log", "m0", expected=0, actual="a")
+    work = []
+    for k in range(1, 400):
+        part = finding("log.seq-gap", 5, "log", f"m{k % 30}", expected=k % 30, actual="a")
+        work.append(calls(partial(merge, into, part))[0])
+    assert into.message == " ".join(f"m{k}" for k in range(MESSAGES)) + " (20 more)"
+    assert into.expected == list(range(30)) and into.actual == "a"
+    assert weight(into) == 400 and len(into.parts) == 400
+    assert max(work[200:]) <= max(work[:20])  # the 300th part costs what the 10th did
