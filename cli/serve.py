@@ -37,6 +37,9 @@ def serve_command(
     audit: Annotated[str | None, typer.Option(
         "--audit", help="The audit DuckDB file the report reads [default: the store's "
         "own].", show_default=False)] = None,
+    rate: Annotated[float, typer.Option(
+        "--rate", help="Writes a second one token may make on average (four times as many "
+        "at once); more are answered 429.")] = 10.0,
     lang: LangOption = None,
 ) -> None:
     """Serve the tournament: table pages for scorekeepers, a live page for judges,
@@ -54,6 +57,8 @@ def serve_command(
     from coreflow_judge.serve.db import ServeDB
 
     language = _language(lang)
+    if not rate > 0:
+        raise CliError(f"--rate {rate}: more than 0 writes a second")
     if not 0 < port < 65536:
         raise CliError(f"--port {port}: a port is 1 to 65535")
     shown = "localhost" if host in ("127.0.0.1", "localhost", "::1") else host
@@ -71,7 +76,7 @@ def serve_command(
                        "network in", err=True)
 
     try:
-        app = create_app(store, lang=language, audit=audit, on_start=started)
+        app = create_app(store, lang=language, audit=audit, rate=rate, on_start=started)
     except StoreError as exc:
         raise CliError(str(exc)) from None
     config = uvicorn.Config(app, host=host, port=port, log_level="warning",

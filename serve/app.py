@@ -52,9 +52,9 @@ POLL_S = 0.2
 HEARTBEAT_S = 15.0
 """An event stream says something at least this often (proxies close silent ones)."""
 RATE = 10.0
-"""Writes per second a token may make, on average..."""
+"""Writes per second a token may make, on average (``coreflow serve --rate``)..."""
 BURST = 40.0
-"""...and at once."""
+"""...and at least this many at once."""
 MAX_BODY = 1_200_000
 """The largest request body read (a JSON entry may be up to a log line's limit)."""
 EVENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -109,17 +109,20 @@ class Broker:
 
 
 class Limiter:
-    """A token bucket per token: :data:`RATE` writes a second, :data:`BURST` at once."""
+    """A token bucket per token: ``rate`` writes a second on average, four times that at
+    once."""
 
-    def __init__(self) -> None:
+    def __init__(self, rate: float = RATE) -> None:
+        self.rate = rate
+        self.burst = max(BURST, 4 * rate)
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
     def allow(self, key: str) -> bool:
         now = time.monotonic()
         with self._lock:
-            level, then = self._buckets.get(key, (BURST, now))
-            level = min(BURST, level + (now - then) * RATE)
+            level, then = self._buckets.get(key, (self.burst, now))
+            level = min(self.burst, level + (now - then) * self.rate)
             if level < 1:
                 self._buckets[key] = (level, now)
                 return False
@@ -148,7 +151,8 @@ def _page(kind: str, lang: str, title: str, data: dict[str, Any]) -> HTMLRespons
 
 
 def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
-               on_start: Callable[[ServeDB], None] | None = None) -> Starlette:
+               rate: float = RATE, on_start: Callable[[ServeDB], None] | None = None
+               ) -> Starlette:
     """The application over ``store`` (a SQLite file or a PostgreSQL URL)."""
     from coreflow_judge.events.store import open_recorder
 
@@ -156,7 +160,7 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
     db = ServeDB(store)
     hub = Hub(store, db, recorder)
     broker = Broker(db)
-    limiter = Limiter()
+    limiter = Limiter(rate)
     report_lock = threading.Lock()
 
     # ------------------------------------------------------------------ helpers
