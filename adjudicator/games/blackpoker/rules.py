@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from coreflow_judge.adjudicator.findings import Finding, finding
@@ -35,6 +35,7 @@ from coreflow_judge.adjudicator.game import (
     GameResult,
     Resolution,
     RulesHooks,
+    Sight,
     TriggerSpec,
     UnsupportedRules,
 )
@@ -59,6 +60,7 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     split_ref,
 )
 from coreflow_judge.adjudicator.games.blackpoker.frames import FrameRules
+from coreflow_judge.adjudicator.games.blackpoker.options import request_options
 from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
 from coreflow_judge.adjudicator.games.blackpoker.steps_extra import ExtraSteps
 from coreflow_judge.adjudicator.games.blackpoker.steps_extra_characters import (
@@ -1069,6 +1071,25 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             ch = self.find(req.targets[0])
             return ch is not None and ch.timestamp != req.data["target_stamp"]
         return why is not None
+
+    def asks_on_resolve(self, flow: CoreFlow, req: Req) -> bool:
+        """The choices the action makes while it resolves (``choices_on_resolve``), less
+        End's discard (bp6.2: discard down to the hand limit) while the hand is not over
+        the limit: the step then discards nothing, and nothing is chosen."""
+        asked = set(req.action.data.get("choices_on_resolve") or {})
+        steps = {s.get("step") for s in req.action.data.get("effect") or []}
+        if "discard" in asked and "discard_to_hand_limit" in steps:
+            board = self.boards.get(req.controller)
+            count = board.hand_count if board is not None else None
+            if count is not None and count <= int(self.pol["hand_limit"]):
+                asked.discard("discard")
+        return bool(asked)
+
+    def request_options(self, flow: CoreFlow, player: str, action: ActionDef, sees: Sight
+                        ) -> Iterator[Request] | None:
+        """The requests of ``action`` that ``player`` could make now, for the judge to
+        check (:func:`.options.request_options`)."""
+        return request_options(self, flow, player, action, sees)
 
     def mark_target(self, req: Req) -> None:
         """Remember which character a request targets (its timestamp), so that a new

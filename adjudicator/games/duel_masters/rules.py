@@ -39,6 +39,7 @@ from coreflow_judge.adjudicator.game import (
     GameResult,
     Resolution,
     RulesHooks,
+    Sight,
     TriggerSpec,
     UnsupportedRules,
 )
@@ -73,6 +74,7 @@ from coreflow_judge.adjudicator.games.duel_masters.cards import (
     parse_cards,
     split_ref,
 )
+from coreflow_judge.adjudicator.games.duel_masters.options import request_options
 from coreflow_judge.adjudicator.games.duel_masters.pending import PendingEffectOrder
 from coreflow_judge.adjudicator.plan import PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import Permission, PermissionPolicy, ProhibitionWins
@@ -1065,6 +1067,30 @@ class DuelMastersRules(RulesHooks):
         self._start_next_turn(flow, ctx)
         flow.findings.extend(ctx.findings)
         return ctx.triggers
+
+    def request_options(self, flow: CoreFlow, player: str, action: ActionDef, sees: Sight
+                        ) -> list[Request]:
+        """The requests of ``action`` that ``player`` could make now, for the judge to
+        check (:func:`.options.request_options`)."""
+        return request_options(self, flow, player, action, sees)
+
+    def asks_on_resolve(self, flow: CoreFlow, req: Req) -> bool:
+        """Whether resolving ``req`` now leaves a choice: the defender's block (dm§3.5)
+        while a creature of theirs may block the attacker; otherwise the choices its
+        resolution finds missing when none is recorded (the shields broken, whether an
+        S-Trigger or G-Strike is used, a target or a psychic creature while one may be
+        chosen): the resolution planned with no choice says so (:meth:`plan_resolution`)."""
+        if not req.action.data.get("choices_on_resolve"):
+            return False
+        if req.action.id == "block":
+            attack = self.attacks.get(str(req.source))
+            attacker = self.find(attack.attacker) if attack is not None else None
+            if attack is not None and attacker is not None:
+                defender = flow.next_player(attack.player)
+                if any(self.may_block(c, attacker) for c in self.boards[defender].battle):
+                    return True
+        plan = self.plan_resolution(flow, req, None)
+        return any(f.code == "log.choice-missing" for f in plan.findings)
 
     def goes_past_pending(self, flow: CoreFlow, line: Trigger | TurnStarted) -> bool:
         """The core flow's hook for a ``trigger`` or ``turn_started`` line it did not derive
