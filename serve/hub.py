@@ -192,7 +192,13 @@ class Hub:
             return {"status": "unread", "entry": text,
                     "reasons": [speaker.text("serve.undo_button")]}
         answer = live.enter(line)
-        out = _answer_dict(answer, text, speaker)
+        if answer.accepted and live.over:
+            # The game is decided: nothing more will be entered, so what the rules derive
+            # after the last entry (the end itself, when lines filled in end it) is
+            # stored now, as ``play`` stores it when the table stops.
+            answer.stored.extend(live.finish())
+            answer.filled = []
+        out = _answer_dict(answer, text, speaker, live, line)
         if out["status"] == "refused":
             # The entry as read, for the judge's viewer (the record as it would be with it).
             out["line"] = line.model_dump(mode="json", exclude_none=True, exclude={"hash"})
@@ -230,17 +236,24 @@ def _line_entry(line: LogLine, speaker: Speaker) -> dict[str, Any]:
     return {"seq": line.seq, "type": line.type, "text": speaker.line(line)}
 
 
-def _answer_dict(answer: Answer, text: str, speaker: Speaker) -> dict[str, Any]:
-    """An answer as the page shows it, in the table's language."""
+def _answer_dict(answer: Answer, text: str, speaker: Speaker, live: LiveTable,
+                 line: LogLine) -> dict[str, Any]:
+    """An answer as the page shows it, in the table's language: a refusal's reasons in
+    the table's words (``play``'s :meth:`Speaker.refusal`)."""
     lang = speaker.lang
     if not answer.accepted:
         errors = answer.errors or answer.findings
         return {"status": "refused", "entry": text,
-                "reasons": [_finding_text(f, lang) for f in errors],
-                "codes": [f.code for f in errors]}
+                "reasons": [speaker.refusal(f, line, live) for f in errors],
+                "codes": [f.code for f in errors],
+                "findings": [_finding_text(f, lang) for f in errors]}
     out: dict[str, Any] = {"status": "accepted", "entry": text,
                            "seq": answer.line.seq if answer.line is not None else None,
                            "stored": [_line_entry(ln, speaker) for ln in answer.stored]}
+    if answer.restated:
+        out["restated"] = True
+    if answer.filled:
+        out["filled"] = [_line_entry(ln, speaker) for ln in answer.filled]
     notes = [f for f in answer.findings if f.severity != "error"]
     if notes:
         out["notes"] = [_finding_text(f, lang) for f in notes]

@@ -194,7 +194,9 @@
           }
           pending.shift(); save();
           const words = a.status === "accepted"
-            ? (a.stored || []).map((l) => `${l.seq}: ${l.text}`).concat(a.notes || [])
+            ? (a.stored || []).map((l) => `${l.seq}: ${l.text}`)
+              .concat((a.filled || []).map((l) => `${l.seq}: ${l.text} (${L.filled})`))
+              .concat(a.notes || [])
             : a.reasons || [];
           say(a.status, words, item.text || L.undo);
           if (a.status === "accepted" && item.kind === "entry" && input.value === item.text) {
