@@ -40,7 +40,14 @@ from coreflow_judge.serve.db import FeedItem, Grant, ServeDB, TableRow
 from coreflow_judge.serve.hub import MAX_REASON_CHARS, Hub, NotServed
 from coreflow_judge.serve.i18n import LABELS, page_lang
 from coreflow_judge.serve.report import event_report
-from coreflow_judge.serve.views import calls, judge_row, spectator_state, table_state
+from coreflow_judge.serve.views import (
+    ANSWERS,
+    CALLS,
+    calls,
+    judge_row,
+    spectator_state,
+    table_state,
+)
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -57,6 +64,8 @@ BURST = 40.0
 """...and at least this many at once."""
 MAX_BODY = 1_200_000
 """The largest request body read (a JSON entry may be up to a log line's limit)."""
+WATCHED = 256
+"""About how many spectator states a server keeps computed."""
 EVENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 LABEL = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 SECURITY_HEADERS = {
@@ -226,14 +235,25 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
         row = hub.served(match_id).row
         return dict(read(match_id, lambda live: table_state(row, live, request_lang)))
 
+    watched: dict[tuple[str, int, str], dict[str, Any]] = {}
+
     def watch_json(match_id: str, request_lang: str) -> dict[str, Any]:
+        """The spectator's state, computed once per record and language (every
+        spectator of a table is sent the same)."""
         row = hub.served(match_id).row
         lines = read(match_id, lambda live: list(live.stored))
-        return spectator_state(row, lines, request_lang)
+        key = (match_id, len(lines), request_lang)
+        state = watched.get(key)
+        if state is None:
+            state = spectator_state(row, lines, request_lang)
+            if len(watched) > 4 * WATCHED:
+                watched.clear()
+            watched[key] = state
+        return state
 
     def judge_json(event_id: str, request_lang: str) -> dict[str, Any]:
         event = db.event(event_id)
-        called = calls(db.feed(0, event_id, limit=1_000_000))
+        called = calls(db.feed(0, event_id, limit=1_000_000, kinds=CALLS + ANSWERS))
         rows = []
         for row in db.tables(event_id):
             call = called.get(row.match_id)

@@ -135,7 +135,7 @@ class ServeDB:
             schema = env.get("POSTGRES_SCHEMA")
             params = {"host": env["POSTGRES_HOST"], "port": env["POSTGRES_PORT"],
                       "dbname": env["POSTGRES_DBNAME"], "user": env["POSTGRES_USER"],
-                      "connect_timeout": 10}
+                      "connect_timeout": 10, "autocommit": True}
             if env.get("POSTGRES_PASSWORD"):
                 params["password"] = env["POSTGRES_PASSWORD"]
             if schema:
@@ -146,16 +146,26 @@ class ServeDB:
 
     # ------------------------------------------------------------------ connections
     @contextmanager
-    def _cursor(self) -> Iterator[Any]:
-        """One transaction: committed when the block ends, rolled back if it raises."""
+    def _cursor(self, write: bool = True) -> Iterator[Any]:
+        """One transaction: committed when the block ends, rolled back if it raises
+        (``write=False``: one statement that reads, in no transaction of its own)."""
         if self.sqlite is not None:
             con = getattr(self._local, "con", None)
             if con is None:
                 con = sqlite3.connect(self.sqlite, timeout=60, isolation_level=None,
                                       check_same_thread=False)
                 con.execute("PRAGMA journal_mode=WAL")
+                # In WAL mode a commit survives the process being killed without waiting
+                # for the disk; a power cut may lose the last answers and feed rows (never
+                # a match line: the event store's own connection syncs each append), and
+                # then a submission sent again is refused as made on a record that moved
+                # on, not entered twice.
+                con.execute("PRAGMA synchronous=NORMAL")
                 self._local.con = con
             cur = con.cursor()
+            if not write:
+                yield _Cursor(cur, pg=False)
+                return
             cur.execute("BEGIN IMMEDIATE")
             try:
                 yield _Cursor(cur, pg=False)
@@ -164,8 +174,13 @@ class ServeDB:
                 raise
             cur.execute("COMMIT")
             return
-        with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-            yield _Cursor(cur, pg=True)
+        with self._pool.connection() as conn:
+            if not write:
+                with conn.cursor() as cur:
+                    yield _Cursor(cur, pg=True)
+                return
+            with conn.transaction(), conn.cursor() as cur:
+                yield _Cursor(cur, pg=True)
 
     def _create(self) -> None:
         try:
@@ -206,7 +221,7 @@ class ServeDB:
         """What ``token`` allows, or None (unknown or revoked)."""
         if not token or len(token) > 200:
             return None
-        with self._cursor() as c:
+        with self._cursor(write=False) as c:
             c.execute("SELECT role, event_id, match_id, label FROM serve_tokens "
                       "WHERE token_hash = ? AND revoked_at IS NULL", (token_hash(token),))
             row = c.fetchone()
@@ -229,7 +244,7 @@ class ServeDB:
 
     def tokens(self, event_id: str) -> list[dict[str, Any]]:
         """The tokens of an event, as the organiser lists them (never the token)."""
-        with self._cursor() as c:
+        with self._cursor(write=False) as c:
             c.execute("SELECT role, match_id, label, created_at, revoked_at FROM serve_tokens "
                       "WHERE event_id = ? ORDER BY created_at", (event_id,))
             rows = c.fetchall()
@@ -244,13 +259,13 @@ class ServeDB:
         return EventRow(event_id, name, rules, fmt)
 
     def events(self) -> list[EventRow]:
-        with self._cursor() as c:
+        with self._cursor(write=False) as c:
             c.execute("SELECT event_id, name, rules, format FROM serve_events "
                       "ORDER BY created_at")
             return [EventRow(*r) for r in c.fetchall()]
 
     def event(self, event_id: str) -> EventRow | None:
-        with self._cursor() as c:
+        with self._cursor(write=False) as c:
             c.execute("SELECT event_id, name, rules, format FROM serve_events "
                       "WHERE event_id = ?", (event_id,))
             row = c.fetchone()
@@ -264,14 +279,14 @@ class ServeDB:
                        json.dumps(list(row.players)), now()))
 
     def tables(self, event_id: str) -> list[TableRow]:
-        with self._cursor() as c:
+        with self._cursor(write=False) as c:
             c.execute("SELECT match_id, event_id, round, table_no, players FROM serve_tables "
                       "WHERE event_id = ? ORDER BY created_at, match_id", (event_id,))
             rows = c.fetchall()
         return [TableRow(r[0], r[1], r[2], r[3], tuple(json.loads(r[4]))) for r in rows]
 
     def table(self, match_id: str) -> TableRow | None:
-        with self._cursor() as c:
+        with self._cursor(write=False) as c:
             c.execute("SELECT match_id, event_id, round, table_no, players FROM serve_tables "
                       "WHERE match_id = ?", (match_id,))
             r = c.fetchone()
@@ -280,53 +295,64 @@ class ServeDB:
     # ------------------------------------------------------------------ submissions
     def answered(self, match_id: str, client: str, client_seq: int) -> dict[str, Any] | None:
         """The answer already given to this submission, if it was answered."""
-        with self._cursor() as c:
+        with self._cursor(write=False) as c:
             c.execute("SELECT answer FROM serve_submissions WHERE match_id = ? AND client = ? "
                       "AND client_seq = ?", (match_id, client, client_seq))
             row = c.fetchone()
         return None if row is None else dict(json.loads(row[0]))
 
-    def answer(self, match_id: str, client: str, client_seq: int,
-               answer: dict[str, Any]) -> None:
-        """Keep the answer to a submission (a second one of the same key keeps the first)."""
+    def answer(self, match_id: str, client: str, client_seq: int, answer: dict[str, Any],
+               post: tuple[str, str, dict[str, Any]] | None = None) -> None:
+        """Keep the answer to a submission (a second one of the same key keeps the first)
+        and, in the same transaction, ``post`` (event id, kind, data) to the feed."""
         with self._cursor() as c:
             c.execute("INSERT INTO serve_submissions (match_id, client, client_seq, answer) "
                       "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                       (match_id, client, client_seq, json.dumps(answer, ensure_ascii=False)))
+            if post is not None:
+                _post(c, post[0], match_id, post[1], post[2])
 
     # ------------------------------------------------------------------ the feed
     def post(self, event_id: str, match_id: str | None, kind: str,
              data: dict[str, Any] | None = None) -> None:
         """One thing that happened, for every server's pages."""
         with self._cursor() as c:
-            if c.pg:
-                # Ids commit in their order: a reader that saw id N never later finds a
-                # smaller one appear.
-                c.execute("LOCK TABLE serve_feed IN EXCLUSIVE MODE")
-            c.execute("INSERT INTO serve_feed (event_id, match_id, kind, data, at) "
-                      "VALUES (?, ?, ?, ?, ?)",
-                      (event_id, match_id, kind, json.dumps(data or {}, ensure_ascii=False),
-                       now()))
+            _post(c, event_id, match_id, kind, data or {})
 
-    def feed(self, after: int, event_id: str | None = None, limit: int = 500
-             ) -> list[FeedItem]:
-        """The feed after id ``after`` (of one event, or all), oldest first."""
+    def feed(self, after: int, event_id: str | None = None, limit: int = 500,
+             kinds: Sequence[str] = ()) -> list[FeedItem]:
+        """The feed after id ``after`` (of one event, or all; of ``kinds`` only, if
+        given), oldest first."""
         sql = "SELECT id, event_id, match_id, kind, data, at FROM serve_feed WHERE id > ?"
         params: list[Any] = [after]
         if event_id is not None:
             sql += " AND event_id = ?"
             params.append(event_id)
+        if kinds:
+            sql += f" AND kind IN ({', '.join('?' for _ in kinds)})"
+            params.extend(kinds)
         sql += f" ORDER BY id LIMIT {int(limit)}"
-        with self._cursor() as c:
+        with self._cursor(write=False) as c:
             c.execute(sql, tuple(params))
             rows = c.fetchall()
         return [FeedItem(int(r[0]), r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
 
     def last_feed_id(self) -> int:
-        with self._cursor() as c:
+        with self._cursor(write=False) as c:
             c.execute("SELECT COALESCE(MAX(id), 0) FROM serve_feed")
             row = c.fetchone()
         return int(row[0]) if row else 0
+
+
+def _post(c: _Cursor, event_id: str, match_id: str | None, kind: str,
+          data: dict[str, Any]) -> None:
+    if c.pg:
+        # Ids commit in their order: a reader that saw id N never later finds a smaller
+        # one appear.
+        c.execute("LOCK TABLE serve_feed IN EXCLUSIVE MODE")
+    c.execute("INSERT INTO serve_feed (event_id, match_id, kind, data, at) "
+              "VALUES (?, ?, ?, ?, ?)",
+              (event_id, match_id, kind, json.dumps(data, ensure_ascii=False), now()))
 
 
 class _Cursor:

@@ -160,15 +160,15 @@ class Hub:
                 served.live = None
                 return _moved(self._fresh(served), lang)
             answer["last_seq"] = len(live.stored)
-            self.db.answer(match_id, client, client_seq, answer)
-        row = served.row
-        if answer["status"] == "accepted":
-            self.db.post(row.event_id, match_id, "line", {"last_seq": answer["last_seq"]})
-        elif answer["status"] == "refused":
-            self.db.post(row.event_id, match_id, "refused",
-                         {"entry": answer.get("entry"), "reasons": answer.get("reasons", []),
-                          "codes": answer.get("codes", []), "at": answer["last_seq"],
-                          "line": answer.get("line")})
+            post: tuple[str, str, dict[str, Any]] | None = None
+            if answer["status"] == "accepted":
+                post = (served.row.event_id, "line", {"last_seq": answer["last_seq"]})
+            elif answer["status"] == "refused":
+                post = (served.row.event_id, "refused",
+                        {"entry": answer.get("entry"), "reasons": answer.get("reasons", []),
+                         "codes": answer.get("codes", []), "at": answer["last_seq"],
+                         "line": answer.get("line")})
+            self.db.answer(match_id, client, client_seq, answer, post)
         return answer
 
     def _enter(self, live: LiveTable, speaker: Speaker, text: str) -> dict[str, Any]:
