@@ -10,13 +10,14 @@ throughput, then checks every table's stored record against the record of one si
 is counted.
 
 Usage: ``python benchmarks/bench_serve.py [--store sqlite|URL] [--tables 64]
-[--entries 60]``. Not a test: nothing here asserts a time. The clients run on the same
+[--entries 60] [--pace 0]``. Not a test: nothing here asserts a time. The clients run on the same
 two cores as the server, so the times include their share of the machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import tempfile
@@ -33,6 +34,7 @@ from coreflow_judge.adjudicator.ledger import DERIVABLE  # noqa: E402
 from coreflow_judge.adjudicator.notation import to_notation  # noqa: E402
 from coreflow_judge.adjudicator.plugins import game_plugin  # noqa: E402
 from coreflow_judge.events.models import LogLine  # noqa: E402
+
 from tests.servertools import Server  # noqa: E402
 
 GAMES = 8
@@ -59,6 +61,10 @@ def main() -> None:
                         help="sqlite (a new file) or a postgresql:// URL (a new schema)")
     parser.add_argument("--tables", type=int, default=64)
     parser.add_argument("--entries", type=int, default=60)
+    parser.add_argument("--pace", type=float, default=0.0,
+                        help="seconds each table waits between its entries (0: none, as "
+                             "fast as the server answers; a scorekeeper takes a second or "
+                             "more)")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="coreflow-bench-serve.")
     if args.store == "sqlite":
@@ -81,7 +87,10 @@ def main() -> None:
 
         def scorekeeper(token: str, typed: list[str]) -> None:
             at = None
+            rng = random.Random(token)
             for i, entry in enumerate(typed):
+                if args.pace:
+                    time.sleep(rng.uniform(0.5, 1.5) * args.pace)
                 started = time.perf_counter()
                 answer = server.ok("/api/table/entry", token,
                                    {"client": "bench", "client_seq": i, "at": at,
@@ -107,7 +116,9 @@ def main() -> None:
     p95 = times[int(0.95 * (len(times) - 1))]
     print(f"store: {'SQLite' if args.store == 'sqlite' else 'PostgreSQL'}; "
           f"{args.tables} tables x {args.entries} entries = {len(times)} answers "
-          f"in {wall:.1f} s ({len(times) / wall:.0f} a second)")
+          f"in {wall:.1f} s ({len(times) / wall:.0f} a second)"
+          + (f", each table about one entry every {args.pace:g} s" if args.pace else
+             ", each table entering as fast as it is answered"))
     print(f"answer time: median {statistics.median(times) * 1000:.0f} ms, "
           f"95th percentile {p95 * 1000:.0f} ms, worst {times[-1] * 1000:.0f} ms")
     wrong = 0

@@ -159,6 +159,15 @@ def _page(kind: str, lang: str, title: str, data: dict[str, Any]) -> HTMLRespons
     return HTMLResponse(body, headers=SECURITY_HEADERS)
 
 
+def _link(request: Request, token: str, path: str = "table") -> dict[str, str]:
+    """A token's page as the organiser's browser reaches this server, and its QR code
+    (SVG made by segno from the link alone) for a phone to scan."""
+    import segno
+
+    link = f"{str(request.base_url).rstrip('/')}/{path}/{token}"
+    return {"link": link, "qr": segno.make(link, error="m").svg_inline(scale=4)}
+
+
 def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
                rate: float = RATE, on_start: Callable[[ServeDB], None] | None = None
                ) -> Starlette:
@@ -518,7 +527,8 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
             raise Refused(409, f"an event {event_id!r} exists already")
         event = await run_in_threadpool(db.add_event, event_id, name.strip(), rules, fmt)
         judge = await run_in_threadpool(db.issue, "judge", event_id, None, "judge")
-        return answer({"event": event.as_dict(), "judge_token": judge})
+        return answer({"event": event.as_dict(), "judge_token": judge,
+                       **_link(request, judge, "judge")})
 
     async def new_table(request: Request) -> Response:
         from coreflow_judge.adjudicator.judge import JudgeInputError
@@ -549,7 +559,7 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
         token = await run_in_threadpool(db.issue, "scorekeeper", event.event_id,
                                         row.match_id, f"r{round_}-t{table_no}")
         await run_in_threadpool(db.post, event.event_id, row.match_id, "table", {})
-        return answer({"table": row.as_dict(), "token": token})
+        return answer({"table": row.as_dict(), "token": token, **_link(request, token)})
 
     async def reissue(request: Request) -> Response:
         """Revoke a table's tokens (or the event's judges') and issue a new one."""
@@ -571,7 +581,8 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
             revoked = await run_in_threadpool(lambda: db.revoke(event_id=event_id,
                                                                 role="judge"))
             token = await run_in_threadpool(db.issue, "judge", event_id, None, "judge")
-        return answer({"revoked": revoked, "token": token})
+        path = "table" if isinstance(match_id, str) else "judge"
+        return answer({"revoked": revoked, "token": token, **_link(request, token, path)})
 
     async def event_api(request: Request) -> Response:
         grant = await run_in_threadpool(grant_of, request)

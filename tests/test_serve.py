@@ -223,6 +223,10 @@ def test_tokens_write_to_their_own_table_only_and_are_stored_hashed(server: Serv
     assert server.call("/api/table/entry", token_two, body,
                        {"Content-Type": "application/x-www-form-urlencoded"})[0] == 415
     assert server.ok("/api/table/entry", token_two, body)["status"] == "accepted"
+    made = server.ok("/api/organiser/tables", server.organiser,
+                     {"event_id": "tok", "round": "1", "table": "3", "players": ["e", "f"]})
+    assert made["link"] == f"{server.base}/table/{made['token']}"
+    assert made["qr"].startswith("<svg") and made["token"] not in made["qr"]
     # A judge's or the organiser's token writes to no table.
     judge = server.event("tok2")
     assert server.call("/api/table/entry", judge, {**body, "match_id": two})[0] == 403
@@ -347,10 +351,21 @@ def test_the_organiser_reads_standings_charts_and_downloads(server: Server) -> N
 
 @pytest.mark.skipif(chromium_binary() is None, reason="no chromium binary on this machine")
 def test_the_pages_in_a_browser(server: Server) -> None:
-    judge = server.event("web")
-    match_id, token = server.table("web", "1", ["alice", "bob"])
     with Chromium(390, 844) as browser:
-        browser.open(f"{server.base}/table/{token}")
+        # The organiser sets up the event and a table through the page's forms.
+        browser.open(f"{server.base}/organiser/{server.organiser}")
+        _fill(browser, "#new-event", {"event_id": "web", "name": "web cup"})
+        browser.click("#new-event button[type=submit]")
+        _wait(browser, "document.getElementById('judge-link') !== null")
+        judge_link = browser.evaluate("document.getElementById('judge-link').href")
+        _wait(browser, "document.getElementById('new-table') !== null")
+        _fill(browser, "#new-table", {"table": "1", "players": "alice, bob"})
+        browser.click("#new-table button[type=submit]")
+        _wait(browser, "document.querySelector('.table-link') !== null")
+        table_link = browser.evaluate("document.querySelector('.table-link').href")
+        assert browser.evaluate("document.querySelector('.qr svg') !== null")
+        match_id = "web-r1-t1"
+        browser.open(table_link)
         assert browser.evaluate("document.querySelector('h1').textContent").startswith(match_id)
         browser.click("button.option[data-entry='start alice']")
         _wait(browser, "document.body.dataset.lastSeq === '2'")
@@ -370,10 +385,10 @@ def test_the_pages_in_a_browser(server: Server) -> None:
             _wait(browser, f"document.body.dataset.lastSeq !== '{before}'")
         # A reload keeps the table where it was.
         seq = browser.evaluate("document.body.dataset.lastSeq")
-        browser.open(f"{server.base}/table/{token}")
+        browser.open(table_link)
         assert browser.evaluate("document.body.dataset.lastSeq") == seq
         # The judge is called by the refusal.
-        browser.open(f"{server.base}/judge/{judge}")
+        browser.open(judge_link)
         assert browser.evaluate("document.body.dataset.called") == match_id
         _shot(browser, "serve-judge.png")
         # The spectator, in Japanese.
@@ -389,6 +404,13 @@ def test_the_pages_in_a_browser(server: Server) -> None:
         _shot(browser, "serve-organiser.png")
         # The pages fetched nothing from anywhere else.
         assert all(u.startswith((server.base, "data:", "about:")) for u in browser.requested)
+
+
+def _fill(browser: Chromium, form: str, values: dict[str, str]) -> None:
+    """Set a form's fields as a person typing would leave them."""
+    browser.evaluate(f"(() => {{ const f = document.querySelector({json.dumps(form)});"
+                     f" for (const [k, v] of Object.entries({json.dumps(values)}))"
+                     " f.elements[k].value = v; })()")
 
 
 def _wait(browser: Chromium, script: str, timeout: float = 10.0) -> None:

@@ -301,6 +301,12 @@
   }
 
   // ---------------------------------------------------------------- the organiser
+  function qr(svg) {
+    // The QR code of a link: SVG the server made from the link alone (segno).
+    const box = el("div", { class: "qr" });
+    box.innerHTML = svg;
+    return box;
+  }
   function organiserPage() {
     const token = DATA.token;
     const out = el("div", { id: "out", class: "answer" });
@@ -315,9 +321,8 @@
         const a = await api("/api/organiser/events", token, {
           event_id: d.get("event_id"), name: d.get("name"), rules: d.get("rules"),
           format: d.get("format") || null });
-        const link = `${location.origin}/judge/${a.judge_token}`;
         out.replaceChildren(el("p", { text: L.judge_link }),
-                            el("a", { id: "judge-link", href: link, text: link }));
+                            el("a", { id: "judge-link", href: a.link, text: a.link }), qr(a.qr));
         DATA.events.push(a.event);
         showEvents();
         openEvent(a.event.event_id);
@@ -344,9 +349,9 @@
             event_id: id, round: d.get("round"), table: d.get("table"),
             players: String(d.get("players")).split(/[\n,]/).map((s) => s.trim())
               .filter(Boolean), header: header });
-          const link = `${location.origin}/table/${a.token}`;
           out.replaceChildren(el("p", { text: `${a.table.match_id}: ${L.scorekeeper_link}` }),
-                              el("a", { class: "table-link", href: link, text: link }));
+                              el("a", { class: "table-link", href: a.link, text: a.link }),
+                              qr(a.qr));
           openEvent(id);
         } catch (err) { out.textContent = err.message; }
       } }, el("h3", { text: L.new_table }), f("round", { value: "1", required: true }),
@@ -368,9 +373,9 @@
           el("button", { type: "button", text: L.reissue, onclick: async () => {
             const a = await api("/api/organiser/reissue", token,
                                 { event_id: id, match_id: t.match_id });
-            const link = `${location.origin}/table/${a.token}`;
             out.replaceChildren(el("p", { text: `${t.match_id}: ${L.scorekeeper_link}` }),
-                                el("a", { class: "table-link", href: link, text: link }));
+                                el("a", { class: "table-link", href: a.link, text: a.link }),
+                                qr(a.qr));
           } })))),
         tForm,
         el("h2", { text: L.report }),
