@@ -11,8 +11,10 @@ its event streams read as a browser reads them, its pages in headless Chromium.
 - a refused entry calls the judge (the judge's stream says so within a second), a ruling
   ends the call and may take entries back; the judge's viewer opens at the refused line;
 - the organiser's standings, charts and downloads;
-- the pages in Chromium (a phone-sized table page played by its buttons, a refusal shown,
-  the judge called, the spectator's page), in English and Japanese;
+- the pages in Chromium: the organiser's forms set up an event and a table, a phone-sized
+  table page played by its buttons, a refusal shown, the judge called, the spectator's
+  page in Japanese; a whole game entered through the table page (by its buttons where
+  ``legal`` offers the entry whole, else typed) is the one sitting's record;
 - two servers over one PostgreSQL store: a line entered on one is on the other's judge
   stream (when the tests have a PostgreSQL server: COREFLOW_TEST_POSTGRES).
 """
@@ -96,7 +98,7 @@ def submit(server: Server, token: str, client: str, seq: int, at: int | None,
 def test_two_scorekeepers_double_taps_and_a_killed_server_give_the_one_sitting_record(
         tmp_path: Path) -> None:
     lines = simulated(11)
-    typed = entries_of(lines)[:90]
+    typed = entries_of(lines)[:60]
     store = str(tmp_path / "session.db")
     server = Server(store)
     try:
@@ -316,7 +318,7 @@ def test_a_refused_entry_calls_the_judge_at_once_and_a_ruling_answers_it(
 
 
 def test_the_organiser_reads_standings_charts_and_downloads(server: Server) -> None:
-    lines = simulated(13)
+    lines = simulated(2)
     server.event("org", fmt="lite")
     match_id, token = server.table("org", "1", list(lines[0].players),  # type: ignore[union-attr]
                                    header_fields(lines))
@@ -404,6 +406,45 @@ def test_the_pages_in_a_browser(server: Server) -> None:
         _shot(browser, "serve-organiser.png")
         # The pages fetched nothing from anywhere else.
         assert all(u.startswith((server.base, "data:", "about:")) for u in browser.requested)
+
+
+@pytest.mark.skipif(chromium_binary() is None, reason="no chromium binary on this machine")
+def test_a_whole_game_entered_through_the_table_page(server: Server) -> None:
+    """Every decision of a simulated game entered on a phone-sized table page: by its
+    button where ``legal`` offers it whole, else typed; the record is the one sitting's."""
+    lines = simulated(2)
+    typed = entries_of(lines)
+    server.event("whole", fmt="lite")
+    match_id, token = server.table("whole", "1", list(lines[0].players),  # type: ignore[union-attr]
+                                   header_fields(lines))
+    tapped = 0
+    with Chromium(390, 844) as browser:
+        browser.open(f"{server.base}/table/{token}")
+        for n, entry in enumerate(typed, start=1):
+            button = browser.evaluate(
+                "(() => { const b = [...document.querySelectorAll('button.option')].find("
+                f"b => b.dataset.entry === {json.dumps(entry)} && "
+                "!b.classList.contains('incomplete')); if (!b) return false; b.click(); "
+                "return true; })()")
+            if button:
+                tapped += 1
+            else:
+                browser.evaluate("document.getElementById('entry').value = ''")
+                browser.click("#entry")
+                browser.type_text(entry)
+                browser.click("#enter")
+            _wait(browser, f"document.body.dataset.answered === '{n}'")
+            assert browser.evaluate(
+                "document.getElementById('answer').dataset.kind") == "accepted", entry
+        assert browser.evaluate("document.querySelector('.legal .over') !== null")
+    stored = cf.load_match(match_id, server.store).lines
+    one = cf.Table(stored[0])  # type: ignore[arg-type]
+    for entry in typed:
+        assert one.push(entry).accepted, entry
+    assert one.over
+    one.finish()
+    assert plain(stored) == plain(one.lines)
+    assert tapped >= len(typed) // 4, (tapped, len(typed))  # 33 of 99 when written
 
 
 def _fill(browser: Chromium, form: str, values: dict[str, str]) -> None:

@@ -88,6 +88,7 @@
     if (!client) { client = randomId(); store.setItem(key + "client", client); }
     let pending = JSON.parse(store.getItem(key + "pending") || "[]");
     let sending = false;
+    let answered = 0;  // answers shown since the page was opened (data-answered)
 
     const header = el("header", {}, el("h1", { text: matchTitle(state.match) }), langLink());
     const status = el("p", { class: "status" });
@@ -193,6 +194,7 @@
             return;
           }
           pending.shift(); save();
+          answered += 1;
           const words = a.status === "accepted"
             ? (a.stored || []).map((l) => `${l.seq}: ${l.text}`)
               .concat((a.filled || []).map((l) => `${l.seq}: ${l.text} (${L.filled})`))
@@ -205,6 +207,7 @@
           if (a.status === "refused" || a.status === "unread") input.value = item.text || "";
           state.last_seq = a.last_seq;
           try { render(await api("/api/table", token)); } catch (_e) { /* the stream will */ }
+          document.body.dataset.answered = String(answered);
         }
       } finally { sending = false; }
     }
