@@ -220,16 +220,21 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
             raise Refused(429, LABELS[page_lang(request, lang)]["slow_down"])
 
     def guarded(handler: Callable[[Request], Any]) -> Callable[[Request], Any]:
+        """Refusals as JSON for the API, as a page for a person (a link opened)."""
         async def run(request: Request) -> Response:
             try:
                 result: Response = await handler(request)
                 return result
             except Refused as exc:
-                return JSONResponse({"error": str(exc)}, status_code=exc.status,
-                                    headers=SECURITY_HEADERS)
+                status, message = exc.status, str(exc)
             except NotServed as exc:
-                return JSONResponse({"error": f"no table {exc.args[0]!r} is served"},
-                                    status_code=404, headers=SECURITY_HEADERS)
+                status, message = 404, f"no table {exc.args[0]!r} is served"
+            if request.url.path.startswith("/api/"):
+                return JSONResponse({"error": message}, status_code=status,
+                                    headers=SECURITY_HEADERS)
+            shown = _page("error", page_lang(request, lang), "coreflow", {"error": message})
+            shown.status_code = status
+            return shown
         return run
 
     def answer(data: Any, status: int = 200) -> JSONResponse:

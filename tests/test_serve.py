@@ -237,6 +237,8 @@ def test_tokens_write_to_their_own_table_only_and_are_stored_hashed(server: Serv
                     {"event_id": "tok", "match_id": one})
     assert new["revoked"] == 1
     assert server.call("/api/table", token_one)[0] == 403
+    status, page = server.text(f"/table/{token_one}")  # the old link, opened: in words
+    assert status == 403 and "ask the organiser for a new one" in page
     assert server.ok("/api/table", new["token"])["match"]["match_id"] == one
     with sqlite3.connect(server.store) as con:
         dump = "\n".join(con.iterdump())

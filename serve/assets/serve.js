@@ -424,6 +424,12 @@
     document.body.dataset.ready = "1";
   }
 
+  function errorPage() {
+    app.append(el("header", {}, el("h1", { text: "coreflow" }), langLink()),
+               el("p", { id: "error", class: "answer", text: DATA.error }));
+    document.body.dataset.ready = "1";
+  }
+
   ({ table: tablePage, watch: watchPage, judge: judgePage, organiser: organiserPage,
-     home: homePage })[DATA.page]();
+     home: homePage, error: errorPage })[DATA.page]();
 })();
