@@ -95,11 +95,13 @@
     const conn = el("span", { class: "conn" });
     const answer = el("div", { id: "answer", class: "answer", "aria-live": "polite" });
     const input = el("input", { id: "entry", type: "text", autocomplete: "off",
-                                autocapitalize: "off", spellcheck: "false",
+                                autocapitalize: "off", spellcheck: "false", list: "entries",
                                 placeholder: L.entry_placeholder });
+    // Completions: every entry legal offers now, whole or to be completed.
+    const entries = el("datalist", { id: "entries" });
     const form = el("form", { id: "entry-form", class: "entry",
                               onsubmit: (e) => { e.preventDefault(); enter(input.value); } },
-                    input, el("button", { id: "enter", type: "submit", text: L.enter }));
+                    input, entries, el("button", { id: "enter", type: "submit", text: L.enter }));
     const legal = el("div", { id: "legal", class: "legal" });
     const board = el("pre", { id: "board", class: "board" });
     const lines = el("div", { id: "lines" });
@@ -136,6 +138,11 @@
       legal.replaceChildren(...(s.over ? [el("p", { class: "over", text: L.over })] : []),
         ...s.legal.map((x) => {
           if (!x.entry) return el("p", { class: "note", text: x.note });
+          if (x.filled) {
+            // Needs no decision: the rules fill it in, stored with the next entry.
+            return el("p", { class: "filled", "data-entry": x.entry },
+                      el("span", { class: "entry", text: x.entry }), ` — ${L.filled}`);
+          }
           const b = el("button", {
             type: "button", class: "option" + (x.complete ? "" : " incomplete") +
               (x.filled ? " filled" : ""),
@@ -149,6 +156,8 @@
             el("span", { class: "why", text: x.note }));
           return b;
         }));
+      entries.replaceChildren(...s.legal.filter((x) => x.entry && !x.filled)
+        .map((x) => el("option", { value: x.entry })));
       document.body.dataset.lastSeq = String(s.last_seq);
       document.body.dataset.ready = "1";
     }
