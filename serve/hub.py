@@ -150,7 +150,12 @@ class Hub:
             before = self.db.answered(match_id, client, client_seq)
             if before is not None:
                 return {**before, "again": True}
-            live = self._fresh(served)
+            live = served.live
+            if live is None or at is None or at != len(live.stored):
+                # Read the store only when the page's record is not the one kept here:
+                # when it is, an append on a record another server extended meanwhile is
+                # refused by the store (a conflict), answered below as "moved".
+                live = self._fresh(served)
             if at is not None and at != len(live.stored):
                 return _moved(live, lang)
             speaker = _speaker(lang, live)
