@@ -436,6 +436,14 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
         lg = page_lang(request, lang)
         return answer(await run_in_threadpool(hub.undo, match_id, client, seq, at, reason, lg))
 
+    async def table_finish(request: Request) -> Response:
+        data = await body_of(request)
+        grant = await run_in_threadpool(grant_of, request)
+        limited(grant, request)
+        match_id, client, seq, at = writer(request, grant, data)
+        lg = page_lang(request, lang)
+        return answer(await run_in_threadpool(hub.finish, match_id, client, seq, at, lg))
+
     async def table_call(request: Request) -> Response:
         data = await body_of(request)
         grant = await run_in_threadpool(grant_of, request)
@@ -673,6 +681,7 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
         Route("/api/table/entry", guarded(table_entry), methods=["POST"]),
         Route("/api/table/undo", guarded(table_undo), methods=["POST"]),
         Route("/api/table/call", guarded(table_call), methods=["POST"]),
+        Route("/api/table/finish", guarded(table_finish), methods=["POST"]),
         Route("/api/watch/{match_id}", guarded(watch_api)),
         Route("/api/watch/{match_id}/stream", guarded(watch_stream)),
         Route("/api/judge", guarded(judge_api)),

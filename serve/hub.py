@@ -143,6 +143,16 @@ class Hub:
 
         return self._once(match_id, client, client_seq, at, lang, take)
 
+    def finish(self, match_id: str, client: str, client_seq: int, at: int | None,
+               lang: str = "en") -> dict[str, Any]:
+        """The table stops: store what the rules derive after the last entry, and the
+        lines filled in when they end the game (``play``'s end of input)."""
+        def stop(live: LiveTable, speaker: Speaker) -> dict[str, Any]:
+            return {"status": "accepted",
+                    "stored": [_line_entry(ln, speaker) for ln in live.finish()]}
+
+        return self._once(match_id, client, client_seq, at, lang, stop)
+
     def _once(self, match_id: str, client: str, client_seq: int, at: int | None, lang: str,
               act: Any) -> dict[str, Any]:
         served = self.served(match_id)
@@ -197,12 +207,13 @@ class Hub:
             return {"status": "unread", "entry": text,
                     "reasons": [speaker.text("serve.undo_button")]}
         answer = live.enter(line)
-        if answer.accepted and live.over:
-            # The game is decided: nothing more will be entered, so what the rules derive
-            # after the last entry (the end itself, when lines filled in end it) is
-            # stored now, as ``play`` stores it when the table stops.
+        if answer.accepted and live.over and not live.filled:
+            # The game is decided by the entry itself: nothing more will be entered, so
+            # what the rules derive after it (the end) is stored now, as ``play`` stores
+            # it when the table stops. When lines filled in decide it, the table may
+            # still say them with what they did (their effects): the scorekeeper stores
+            # the end with "Store the end" (:meth:`finish`), or by saying them.
             answer.stored.extend(live.finish())
-            answer.filled = []
         out = _answer_dict(answer, text, speaker, live, line)
         if out["status"] == "refused":
             # The entry as read, for the judge's viewer (the record as it would be with it).

@@ -65,7 +65,8 @@ def table_state(row: TableRow, live: LiveTable, lang: str) -> dict[str, Any]:
     errors = [f for f in live.flow.findings if f.severity == "error"]
     return {
         "view": "table", "match": match_info(row, live), "last_seq": len(live.stored),
-        "over": live.over, "turn": board["turn"], "turn_player": board["turn_player"],
+        "over": live.over, "end_ahead": live.over and bool(live.ahead()),
+        "turn": board["turn"], "turn_player": board["turn_player"],
         "chance": board["chance"], "result": result_text(board.get("result"), lang=lang),
         "board_text": board_text(board, lang),
         "legal": [] if live.over else _legal_entries(live),

@@ -136,6 +136,9 @@
       board.textContent = s.board_text;
       lines.replaceChildren(linesList(s.lines));
       legal.replaceChildren(...(s.over ? [el("p", { class: "over", text: L.over })] : []),
+        ...(s.end_ahead ? [el("button", { id: "finish", type: "button", class: "option",
+                                          text: L.store_end,
+                                          onclick: () => queue({ kind: "finish" }) })] : []),
         ...s.legal.map((x) => {
           if (!x.entry) return el("p", { class: "note", text: x.note });
           if (x.filled) {
@@ -185,12 +188,13 @@
         while (pending.length) {
           const item = pending[0];
           if (item.at === null) { item.at = state.last_seq; save(); }
-          say("sending", [], item.text || L.undo);
+          say("sending", [], item.text || L[item.kind === "finish" ? "store_end" : "undo"]);
           const body = { client: client, client_seq: item.client_seq, at: item.at };
           let a;
           try {
             a = item.kind === "undo"
               ? await api("/api/table/undo", token, { ...body, reason: item.reason })
+              : item.kind === "finish" ? await api("/api/table/finish", token, body)
               : await api("/api/table/entry", token, { ...body, text: item.text });
           } catch (err) {
             if (err.status && err.status < 500 && err.status !== 429) {
@@ -209,7 +213,7 @@
               .concat((a.filled || []).map((l) => `${l.seq}: ${l.text} (${L.filled})`))
               .concat(a.notes || [])
             : a.reasons || [];
-          say(a.status, words, item.text || L.undo);
+          say(a.status, words, item.text || L[item.kind === "finish" ? "store_end" : "undo"]);
           if (a.status === "accepted" && item.kind === "entry" && input.value === item.text) {
             input.value = "";
           }
