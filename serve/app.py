@@ -144,7 +144,8 @@ def _asset(name: str) -> str:
         encoding="utf-8")
 
 
-def _page(kind: str, lang: str, title: str, data: dict[str, Any]) -> HTMLResponse:
+def _page(kind: str, lang: str, title: str, data: dict[str, Any], status: int = 200
+          ) -> HTMLResponse:
     """A page: the shell, its labels and first data as JSON (never as markup), the
     script and the style as files of the server (no inline script)."""
     payload = json.dumps({"page": kind, "lang": lang, "labels": dict(LABELS[lang]), **data},
@@ -156,7 +157,7 @@ def _page(kind: str, lang: str, title: str, data: dict[str, Any]) -> HTMLRespons
             f'<body data-page="{kind}"><main id="app"></main>'
             f'<script type="application/json" id="data">{payload}</script>'
             '<script src="/assets/serve.js"></script></body></html>')
-    return HTMLResponse(body, headers=SECURITY_HEADERS)
+    return HTMLResponse(body, status_code=status, headers=SECURITY_HEADERS)
 
 
 def _link(request: Request, token: str, path: str = "table") -> dict[str, str]:
@@ -232,9 +233,8 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
             if request.url.path.startswith("/api/"):
                 return JSONResponse({"error": message}, status_code=status,
                                     headers=SECURITY_HEADERS)
-            shown = _page("error", page_lang(request, lang), "coreflow", {"error": message})
-            shown.status_code = status
-            return shown
+            return _page("error", page_lang(request, lang), "coreflow", {"error": message},
+                         status)
         return run
 
     def answer(data: Any, status: int = 200) -> JSONResponse:
