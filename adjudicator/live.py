@@ -84,6 +84,8 @@ class LiveTable:
             raise ValueError("a match record starts with its match_started line")
         self.header: MatchStarted = lines[0]
         self.stored: list[LogLine] = list(lines)
+        self._ids: set[str] = set()
+        self._ids_read = 0
         self._store = store
         self.keep_mistakes = keep_mistakes
         self._items: list[LogLine | Derived] = []
@@ -118,12 +120,17 @@ class LiveTable:
             if action.name_ja:
                 names[action.name_ja] = aid
         # Ids of lines taken back stay used: a new request never takes an old one's id.
-        used = set(self.flow.requests)
-        for line in self.stored:
-            rid = getattr(line, "request", None)
+        return TableView(self.flow.players, names, self._stored_ids() | set(self.flow.requests))
+
+    def _stored_ids(self) -> set[str]:
+        """The request ids the stored lines name, read once per line (the record only
+        grows): what :meth:`view` costs stays the same however long the match."""
+        for line in self.stored[self._ids_read:]:
+            rid = line.__dict__.get("request")
             if isinstance(rid, str):
-                used.add(rid)
-        return TableView(self.flow.players, names, used)
+                self._ids.add(rid)
+        self._ids_read = len(self.stored)
+        return self._ids
 
     def next_seq(self) -> int:
         return len(self.stored) + 1

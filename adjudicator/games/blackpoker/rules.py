@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib
 import itertools
+import pkgutil
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -61,14 +63,7 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
 )
 from coreflow_judge.adjudicator.games.blackpoker.frames import FrameRules
 from coreflow_judge.adjudicator.games.blackpoker.options import request_options
-from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
-from coreflow_judge.adjudicator.games.blackpoker.steps_extra import ExtraSteps
-from coreflow_judge.adjudicator.games.blackpoker.steps_extra_characters import (
-    ExtraCharacterSteps,
-)
-from coreflow_judge.adjudicator.games.blackpoker.steps_frames import FrameSteps
-from coreflow_judge.adjudicator.games.blackpoker.steps_master import MasterSteps
-from coreflow_judge.adjudicator.games.blackpoker.steps_standard import StandardSteps
+from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving, step, step_mixins
 from coreflow_judge.adjudicator.games.blackpoker.trumps import TrumpRules
 from coreflow_judge.adjudicator.games.choices import choice_findings, readable
 from coreflow_judge.adjudicator.games.common import deck_out, load_edition_data, unknown_decks
@@ -84,12 +79,30 @@ EDITIONS = ("6.1", "9.0")
 SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
-class _Resolving(FrameSteps, ExtraCharacterSteps, ExtraSteps, MasterSteps, StandardSteps,
-                 Resolving):
-    """A resolution that knows the steps of every format's actions."""
+def resolution_class() -> type[Resolving]:
+    """A resolution that knows every step: each steps module of this package
+    (``steps_*.py``) is imported, registering its steps (``@step``) and its mixin of
+    :class:`Resolving` (``@step_mixin``), and the class returned combines the mixins (those
+    another one does not already extend). A new format's or frame's steps module is found
+    here by its file name; nothing else names it."""
+    package = __name__.rpartition(".")[0]
+    for module in pkgutil.iter_modules(importlib.import_module(package).__path__):
+        if module.name.startswith("steps_"):
+            importlib.import_module(f"{package}.{module.name}")
+    seen: dict[str, type[Resolving]] = {}
+    for m in step_mixins:  # one name, one meaning: no mixin hides another's method
+        for name in vars(m):
+            if not name.startswith("__") and seen.setdefault(name, m) is not m:
+                raise TypeError(f"{m.__qualname__}.{name} is also "
+                                f"{seen[name].__qualname__}.{name}")
+    leaves = tuple(m for m in step_mixins
+                   if not any(o is not m and issubclass(o, m) for o in step_mixins))
+    return type("AnyResolving", leaves or (Resolving,),
+                {"__doc__": "A resolution with every step.", "__module__": __name__})
 
 
-STEPS = frozenset(name[len("step_"):] for name in dir(_Resolving) if name.startswith("step_"))
+_Resolving = resolution_class()
+STEPS = step.names()
 """Every step the edition data may name in an action's ``effect``."""
 
 
