@@ -400,6 +400,13 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
 
         return await stream(request, wanted, lambda: table_json(match_id, lg))
 
+    def with_state(match_id: str, request_lang: str, act: Callable[..., dict[str, Any]],
+                   *args: Any) -> dict[str, Any]:
+        """A table's answer and the table as it is after it (the page draws it at once,
+        without asking again; the answer kept in the store has no state)."""
+        done = act(*args)
+        return {**done, "state": table_json(match_id, request_lang)}
+
     def writer(request: Request, grant: Grant, data: dict[str, Any]) -> tuple[str, str, int,
                                                                                 int | None]:
         """(match id, client, client seq, at) of a table's write, checked."""
@@ -423,7 +430,8 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
         if not isinstance(text, str):
             raise Refused(400, "give the entry as text")
         lg = page_lang(request, lang)
-        return answer(await run_in_threadpool(hub.submit, match_id, client, seq, at, text, lg))
+        return answer(await run_in_threadpool(with_state, match_id, lg, hub.submit, match_id,
+                                              client, seq, at, text, lg))
 
     async def table_undo(request: Request) -> Response:
         data = await body_of(request)
@@ -434,7 +442,8 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
         if not isinstance(reason, str) or not reason.strip():
             raise Refused(400, LABELS[page_lang(request, lang)]["undo_needs_reason"])
         lg = page_lang(request, lang)
-        return answer(await run_in_threadpool(hub.undo, match_id, client, seq, at, reason, lg))
+        return answer(await run_in_threadpool(with_state, match_id, lg, hub.undo, match_id,
+                                              client, seq, at, reason, lg))
 
     async def table_finish(request: Request) -> Response:
         data = await body_of(request)
@@ -442,7 +451,8 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
         limited(grant, request)
         match_id, client, seq, at = writer(request, grant, data)
         lg = page_lang(request, lang)
-        return answer(await run_in_threadpool(hub.finish, match_id, client, seq, at, lg))
+        return answer(await run_in_threadpool(with_state, match_id, lg, hub.finish, match_id,
+                                              client, seq, at, lg))
 
     async def table_call(request: Request) -> Response:
         data = await body_of(request)

@@ -93,8 +93,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 def submit(server: Server, token: str, client: str, seq: int, at: int | None,
            text: str) -> dict[str, Any]:
-    return dict(server.ok("/api/table/entry", token,
-                          {"client": client, "client_seq": seq, "at": at, "text": text}))
+    """The answer to one entry (without the table's state that comes with it)."""
+    answer = dict(server.ok("/api/table/entry", token,
+                            {"client": client, "client_seq": seq, "at": at, "text": text}))
+    state = answer.pop("state")
+    assert state["last_seq"] >= answer["last_seq"]
+    return answer
 
 
 # ---------------------------------------------------------------------- the session

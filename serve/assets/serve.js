@@ -219,7 +219,10 @@
           }
           if (a.status === "refused" || a.status === "unread") input.value = item.text || "";
           state.last_seq = a.last_seq;
-          try { render(await api("/api/table", token)); } catch (_e) { /* the stream will */ }
+          if (a.state) render(a.state);
+          else {
+            try { render(await api("/api/table", token)); } catch (_e) { /* the stream will */ }
+          }
           document.body.dataset.answered = String(answered);
         }
       } finally { sending = false; }
