@@ -70,7 +70,7 @@ EVENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 LABEL = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-                               "style-src 'self'; script-src 'self'; frame-ancestors *",
+                               "style-src 'self'; script-src 'self'; frame-ancestors 'none'",
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",
@@ -144,6 +144,12 @@ def _asset(name: str) -> str:
         encoding="utf-8")
 
 
+EMBEDDABLE = {**SECURITY_HEADERS, "Content-Security-Policy": SECURITY_HEADERS[
+    "Content-Security-Policy"].replace("frame-ancestors 'none'", "frame-ancestors *")}
+"""The spectator's page may be embedded by any site (a stream's overlay); no page that
+holds a token may be framed (a click on it from another site's page)."""
+
+
 def _page(kind: str, lang: str, title: str, data: dict[str, Any], status: int = 200
           ) -> HTMLResponse:
     """A page: the shell, its labels and first data as JSON (never as markup), the
@@ -157,7 +163,8 @@ def _page(kind: str, lang: str, title: str, data: dict[str, Any], status: int = 
             f'<body data-page="{kind}"><main id="app"></main>'
             f'<script type="application/json" id="data">{payload}</script>'
             '<script src="/assets/serve.js"></script></body></html>')
-    return HTMLResponse(body, status_code=status, headers=SECURITY_HEADERS)
+    return HTMLResponse(body, status_code=status,
+                        headers=EMBEDDABLE if kind == "watch" else SECURITY_HEADERS)
 
 
 def _link(request: Request, token: str, path: str = "table") -> dict[str, str]:

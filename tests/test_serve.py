@@ -199,6 +199,13 @@ def _hidden(lines: list[LogLine]) -> tuple[set[str], set[str]]:
     return hidden, names
 
 
+def _csp(server: Server, path: str) -> str:
+    from urllib.request import urlopen
+
+    with urlopen(server.base + path, timeout=60) as r:
+        return str(r.headers["Content-Security-Policy"])
+
+
 def _named(word: str, text: str) -> bool:
     """Whether ``word`` is in ``text`` as itself (``D1`` is not in ``D10``)."""
     return re.search(re.escape(word) + r"(?![0-9A-Za-z])", text) is not None
@@ -225,6 +232,8 @@ def test_the_spectator_is_sent_no_hidden_card(server: Server) -> None:
         stream.close()
     stored = cf.load_match(match_id, server.store).lines
     _status, page = server.text(f"/watch/{match_id}")
+    assert "frame-ancestors *" in _csp(server, f"/watch/{match_id}")  # a stream embeds it
+    assert "frame-ancestors 'none'" in _csp(server, f"/table/{token}")
     _status, data = server.call(f"/api/watch/{match_id}")
     sent = [("page", len(stored), page), ("json", len(stored), json.dumps(data))]
     # Each state the stream sent, against what was hidden when it was sent.
@@ -297,6 +306,10 @@ def _bad_input(server: Server) -> None:
     _match, token = server.table("bad", "1", ["alice", "bob"])
     unread = submit(server, token, "c", 1, None, "alice fly to the moon")
     assert unread["status"] == "unread" and unread["reasons"]
+    status, ja = server.call("/api/table/entry?lang=ja", token,
+                             {"client": "c", "client_seq": 5, "at": None, "text": "bob pass"})
+    assert status == 200 and ja["status"] == "refused"
+    assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", ja["reasons"][0]), ja  # in Japanese
     control = submit(server, token, "c", 2, None, "alice\x07pass")
     assert control["status"] == "unread"
     status, _answer = server.call("/api/table/undo", token,
