@@ -448,6 +448,11 @@ def test_the_pages_in_a_browser(server: Server) -> None:
         browser.open(judge_link)
         assert browser.evaluate("document.body.dataset.called") == match_id
         _shot(browser, "serve-judge.png")
+        # Its viewer opens at the refused entry, put where the table tried it.
+        viewer = browser.evaluate("document.querySelector('a.viewer').href")
+        browser.open(viewer)
+        assert browser.evaluate("document.body.dataset.seq") == viewer.rpartition("#")[2]
+        assert "timing.no-chance" in browser.evaluate("document.body.textContent")
         # The spectator, in Japanese.
         browser.open(f"{server.base}/watch/{match_id}?lang=ja")
         assert browser.evaluate("document.documentElement.lang") == "ja"
