@@ -247,14 +247,11 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
     def answer(data: Any, status: int = 200) -> JSONResponse:
         return JSONResponse(data, status_code=status, headers=SECURITY_HEADERS)
 
-    def read(match_id: str, fn: Callable[[Any], Any]) -> Any:
-        served = hub.served(match_id)
-        with served.lock:
-            return fn(hub._fresh(served))
+    read = hub.read
 
     def table_json(match_id: str, request_lang: str) -> dict[str, Any]:
         row = hub.served(match_id).row
-        return dict(read(match_id, lambda live: table_state(row, live, request_lang)))
+        return read(match_id, lambda live: table_state(row, live, request_lang))
 
     watched: dict[tuple[str, int, str], dict[str, Any]] = {}
 
@@ -262,7 +259,7 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
         """The spectator's state, computed once per record and language (every
         spectator of a table is sent the same)."""
         row = hub.served(match_id).row
-        lines = read(match_id, lambda live: list(live.stored))
+        lines = hub.lines(match_id)
         key = (match_id, len(lines), request_lang)
         state = watched.get(key)
         if state is None:

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import io
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from coreflow_judge.adjudicator.judge import start_flow
 from coreflow_judge.adjudicator.live import Answer, LiveTable
@@ -28,9 +29,9 @@ from coreflow_judge.cli.play import Output
 from coreflow_judge.cli.session import MOVED_ON, Speaker, StoredMatch, _finding_text
 from coreflow_judge.events.models import MAX_LINE_BYTES, LogLine, MatchStarted, TakenBack
 from coreflow_judge.events.store import MatchRecorder, match_record_id, open_recorder
-from coreflow_judge.projections.board import snapshot
 from coreflow_judge.serve.db import EventRow, ServeDB, TableRow
 
+T = TypeVar("T")
 MAX_ENTRY_CHARS = 4096
 """An entry typed at a table page is at most this long (a line of notation; a JSON line
 may be up to a log line's limit, :data:`~events.models.MAX_LINE_BYTES`)."""
@@ -221,20 +222,16 @@ class Hub:
         return out
 
     # ------------------------------------------------------------------ reading
-    def live(self, match_id: str) -> LiveTable:
-        """The table's live table as the store holds it now (read only: do not enter)."""
+    def read(self, match_id: str, fn: Callable[[LiveTable], T]) -> T:
+        """``fn`` of the table's live table as the store holds it now, with the table's
+        lock held (``fn`` reads; it enters nothing)."""
         served = self.served(match_id)
         with served.lock:
-            return self._fresh(served)
+            return fn(self._fresh(served))
 
     def lines(self, match_id: str) -> list[LogLine]:
-        return list(self.live(match_id).stored)
-
-    def board(self, match_id: str) -> dict[str, Any]:
-        """The board as it is (the judge's and the scorekeeper's)."""
-        served = self.served(match_id)
-        with served.lock:
-            return snapshot(self._fresh(served).flow)
+        """The table's record as the store holds it now."""
+        return self.read(match_id, lambda live: list(live.stored))
 
 
 def _speaker(lang: str, live: LiveTable) -> Speaker:
