@@ -447,9 +447,16 @@ def test_the_pages_in_a_browser(server: Server) -> None:
         # The judge is called by the refusal.
         browser.open(judge_link)
         assert browser.evaluate("document.body.dataset.called") == match_id
+        # Live: another table's refused entry calls the open page within a second.
+        other, other_token = server.table("web", "2", ["carol", "dave"])
+        sent = time.monotonic()
+        assert submit(server, other_token, "t2", 1, None, "dave pass")["status"] == "refused"
+        _wait(browser, f"document.body.dataset.called.includes({json.dumps(other)})")
+        assert time.monotonic() - sent < 1.0
         _shot(browser, "serve-judge.png")
         # Its viewer opens at the refused entry, put where the table tried it.
-        viewer = browser.evaluate("document.querySelector('a.viewer').href")
+        viewer = browser.evaluate(f"document.querySelector('[data-match={json.dumps(match_id)}]"
+                                  " a.viewer').href")
         browser.open(viewer)
         assert browser.evaluate("document.body.dataset.seq") == viewer.rpartition("#")[2]
         assert "timing.no-chance" in browser.evaluate("document.body.textContent")
