@@ -11,6 +11,9 @@ its event streams read as a browser reads them, its pages in headless Chromium.
 - a refused entry calls the judge (the judge's stream says so within a second), a ruling
   ends the call and may take entries back; the judge's viewer opens at the refused line;
 - the organiser's standings, charts and downloads;
+- four pages open at once in Chromium: two scorekeepers' pages of one table tapping the
+  same button (one entry stored, the other page told), the judge's and the spectator's
+  following live;
 - the pages in Chromium: the organiser's forms set up an event and a table, a phone-sized
   table page played by its buttons, a refusal shown, the judge called, the spectator's
   page in Japanese; a whole game entered through the table page (by its buttons where
@@ -537,6 +540,62 @@ def _whole_game(server: Server) -> None:
     one.finish()
     assert plain(stored) == plain(one.lines)
     assert tapped >= len(typed) // 4, (tapped, len(typed))
+
+
+@pytest.mark.skipif(chromium_binary() is None, reason="no chromium binary on this machine")
+def test_two_table_pages_a_judge_and_a_spectator_open_at_once(server: Server) -> None:
+    """Four pages open at once in one browser: the table's two scorekeepers' pages tap
+    the same button at once (one entry is stored, the other page is told the table moved
+    on), and the judge's and the spectator's pages follow live."""
+    judge = server.event("once")
+    match_id, token = server.table("once", "1", ["alice", "bob"])
+    with Chromium(390, 844) as browser:
+        browser.open(f"{server.base}/table/{token}")
+        tabs = {"left": browser.session}
+        for name, url in (("right", f"/table/{token}"), ("judge", f"/judge/{judge}"),
+                          ("watch", f"/watch/{match_id}")):
+            tabs[name] = _tab(browser, server.base + url)
+
+        def run(tab: str, script: str) -> Any:
+            mine, browser.session = browser.session, tabs[tab]
+            try:
+                return browser.evaluate(script)
+            finally:
+                browser.session = mine
+
+        def until(tab: str, script: str) -> None:
+            deadline = time.monotonic() + 10
+            while not run(tab, script):
+                assert time.monotonic() < deadline, (tab, script)
+                time.sleep(0.05)
+
+        for tab in tabs:
+            until(tab, "document.body && document.body.dataset.ready === '1'")
+        tap = ("document.querySelector(\"button.option[data-entry='start alice']\").click()")
+        run("left", tap)
+        run("right", tap)
+        for tab in ("left", "right"):
+            until(tab, "document.body.dataset.answered === '1'")
+        kinds = sorted(run(t, "document.getElementById('answer').dataset.kind")
+                       for t in ("left", "right"))
+        assert kinds == ["accepted", "moved"]
+        until("watch", "document.body.dataset.lastSeq === '2'")
+        until("judge", "document.body.textContent.includes('seq 2')")
+        assert [ln.type for ln in cf.load_match(match_id, server.store).lines] == \
+            ["match_started", "game_started"]
+
+
+def _tab(browser: Chromium, url: str) -> str:
+    """Another page of the same browser, open at ``url``: its DevTools session."""
+    target = browser.call("Target.createTarget", url=url)["targetId"]
+    session = str(browser.call("Target.attachToTarget", targetId=target,
+                               flatten=True)["sessionId"])
+    mine, browser.session = browser.session, session
+    try:
+        browser.call("Runtime.enable", session=True)
+    finally:
+        browser.session = mine
+    return session
 
 
 def _fill(browser: Chromium, form: str, values: dict[str, str]) -> None:
