@@ -61,6 +61,7 @@ from coreflow_judge.adjudicator.mistakes import (
     skipped,
 )
 from coreflow_judge.adjudicator.next_step import request_errors
+from coreflow_judge.adjudicator.stage import StageStack
 from coreflow_judge.events.models import Effect as LogEffect
 from coreflow_judge.events.models import (
     GameStarted,
@@ -347,7 +348,7 @@ def _believed_gone(t: Table, rng: random.Random) -> Moment | None:
     written = [item for item in flow.complete if not isinstance(item, Derived)]
     if player is None or flow.passed or not isinstance(written[-1], Resolve):
         return None
-    stage, flow.stage = flow.stage, []
+    stage, flow.stage = flow.stage, StageStack()
     try:
         line = _request(t, rng, player, [], _direct_main)
     finally:
