@@ -446,6 +446,31 @@ def _plan_kept(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRun
     return out
 
 
+def clean_replay(pairs: Pairs, skipped: set[int]) -> ReplayRun | None:
+    """The replay of a log none of whose lines raises an error, fed without the repair
+    planner's bookkeeping (what each line's state would allow, the triggered requests on
+    top): the common case, a clean game, costs one plain replay. None as soon as a line
+    raises an error: that log is replayed by :func:`replay`, which notes where a repair
+    may fit. Where it returns a run, it is the run :func:`replay` makes without repairs
+    (no candidates, no line in error)."""
+    no, first = pairs[0]
+    flow = start_flow(first, no)
+    findings = flow.findings
+    counted = [0]
+    running = 0
+    for i in range(1, len(pairs)):
+        no, item = pairs[i]
+        before = len(findings)
+        counted.append(running)
+        feed_item(flow, no, item, i in skipped)
+        if flow._withdrawn or len(findings) != before:
+            for f in findings[before:]:
+                if f.severity == "error":
+                    return None
+            running = breaks(findings)
+    return ReplayRun(flow, breaks(findings), {}, set(), counted)
+
+
 def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[Repairs, ReplayRun]:
     """Where the table went on from a departure, and how (docs/decisions.md, "Root cause
     first"): a repair is kept at a line when it makes that line keep the rules and leaves
@@ -454,6 +479,9 @@ def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[Repairs, ReplayRun]:
     one that leaves the fewest (at a tie, the first tried). Returns the repairs and the
     replay with them."""
     repairs: Repairs = {}
+    clean = clean_replay(pairs, skipped)
+    if clean is not None:
+        return repairs, clean  # no line in error: no repair to plan
     run = replay(pairs, skipped, repairs)
     tried: set[int] = set()
     while len(tried) < MAX_REPAIR_TRIALS:
