@@ -74,6 +74,7 @@ from coreflow_judge.adjudicator.games.duel_masters.cards import (
     split_ref,
 )
 from coreflow_judge.adjudicator.games.duel_masters.pending import PendingEffectOrder
+from coreflow_judge.adjudicator.games.edition_cache import checked_data
 from coreflow_judge.adjudicator.plan import PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import Permission, PermissionPolicy, ProhibitionWins
 from coreflow_judge.events.models import TurnStarted
@@ -92,10 +93,16 @@ EDITIONS = ("1.47",)
 
 
 def load_edition(edition: str) -> dict[str, Any]:
-    """The edition data shipped in the package (never read from outside it)."""
-    data = load_edition_data("coreflow_judge.adjudicator.games.duel_masters", edition)
-    check_action_choices(data, f"edition-{edition}.yaml")
-    return data
+    """The edition data shipped in the package (never read from outside it), its choices
+    checked once per content of the data and of the code (:mod:`..edition_cache`)."""
+    package = "coreflow_judge.adjudicator.games.duel_masters"
+
+    def load() -> dict[str, Any]:
+        data = load_edition_data(package, edition)
+        check_action_choices(data, f"edition-{edition}.yaml")
+        return data
+
+    return checked_data(package, f"edition-{edition}", load)
 
 
 def card_of(ref: str) -> str:
