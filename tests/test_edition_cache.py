@@ -16,8 +16,6 @@ from coreflow_judge.adjudicator.games.common import load_edition_data
 from coreflow_judge.adjudicator.games.duel_masters import rules as dm_rules
 from coreflow_judge.adjudicator.games.i_language import rules as il_rules
 
-pytestmark = pytest.mark.quick
-
 BP = "coreflow_judge.adjudicator.games.blackpoker"
 
 

@@ -28,8 +28,6 @@ from coreflow_judge.events.reader import read_log
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = sorted((ROOT / "fixtures").rglob("*.jsonl"))
 
-pytestmark = pytest.mark.quick
-
 
 def _ruled(run: object) -> tuple[object, ...]:
     flow = run.flow  # type: ignore[attr-defined]
