@@ -58,7 +58,7 @@ def mutation(draw: st.DrawFn, lines: list[dict[str, Any]]) -> tuple[list[Any], s
     i = draw(st.integers(0, len(out) - 1))
     # A line an earlier mutation made raw text is mutated as if it held only its seq.
     line: dict[str, Any] = out[i] if isinstance(out[i], dict) else {"seq": i + 1}
-    keys = sorted(line)
+    keys = sorted(line) or ["seq"]  # a line an earlier mutation emptied: its seq is set
     kind = draw(st.sampled_from([
         "value", "new field", "drop field", "raw number", "cut", "bytes", "text", "deep",
         "long", "drop line", "duplicate line", "swap lines", "not an object",
