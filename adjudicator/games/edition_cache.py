@@ -20,7 +20,10 @@ wrong with the cache is the user's problem: a directory that cannot be created o
 written, a file that cannot be read, a file another process is replacing, a file that is
 not what this module wrote: the data is loaded and checked as without a cache. A file is
 written whole under a temporary name and renamed into place, so a reader sees the old
-content or the new one, never a part.
+content or the new one, never a part. The folder is trusted as the user's own files are
+(the key can be computed by anyone with the package): a cache folder that other users may
+write to could change the rules the judge applies, so it is never a shared one by
+default, and its files are written readable by their owner only.
 """
 
 from __future__ import annotations
