@@ -213,13 +213,18 @@ def _own_module(game: str) -> str | None:
 
 
 def _own_game(game: str) -> GamePlugin | None:
-    """coreflow's own game ``game`` (:func:`_own_module`), loaded."""
+    """coreflow's own game ``game`` (:func:`_own_module`), loaded; None if it does not
+    load as that game's plugin (the entry points are then read, and the registry says
+    why, as for any game)."""
     name = _own_module(game)
     if name is None:
         return None
     from importlib import import_module
 
-    plugin = getattr(import_module(name), "GAME", None)
+    try:
+        plugin = getattr(import_module(name), "GAME", None)
+    except Exception:  # noqa: BLE001 - the registry below names the failure, field game
+        return None
     return plugin if isinstance(plugin, GamePlugin) and plugin.id == game else None
 
 

@@ -7,6 +7,8 @@
   those without).
 - A BlackPoker board copy (taken before every resolution whose effects the log claims)
   keeps every field of every character and trump, in lists of its own.
+- A log of one of coreflow's own games is judged without reading the entry points of
+  every installed distribution, and its game is the very object the entry point names.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from coreflow_judge.adjudicator import plugins
 from coreflow_judge.adjudicator.games.blackpoker.board import Character, PlayerBoard, Trump
 from coreflow_judge.adjudicator.judge import (
     JudgeInputError,
     clean_replay,
+    judge_file,
     replay,
     taken_back,
 )
@@ -84,3 +88,19 @@ def test_a_board_copy_keeps_every_field(cls: type) -> None:
         value = getattr(original, f.name)
         if isinstance(value, list):
             assert getattr(twin, f.name) is not value  # a list of its own
+
+
+def test_a_game_of_coreflows_own_is_judged_without_reading_the_entry_points() -> None:
+    plugins.clear_cache()
+    try:
+        report = judge_file(ROOT / "fixtures" / "sample-match.jsonl")
+        assert report.result is not None
+        assert plugins._entry_points is None  # the group was never read
+        assert plugins.is_registered("duel_masters") and plugins._entry_points is None
+        judged = plugins.game_plugin("blackpoker")
+        assert not plugins.is_registered("chess")  # a game not ours: the group is read
+        assert plugins._entry_points is not None
+        (entry,) = plugins._registered()["blackpoker"]
+        assert entry.load() is judged
+    finally:
+        plugins.clear_cache()
