@@ -63,6 +63,10 @@ class PlainUsage(TyperCommand):
         _fill_help(self)
         super().format_help(ctx, formatter)
 
+    def shell_complete(self, ctx: Any, incomplete: str) -> Any:
+        _fill_help(self)  # an option's description, as a shell's completion shows it
+        return super().shell_complete(ctx, incomplete)
+
 
 GAMES_HELP = {
     "{installed games}": lambda: _games_text(),

@@ -491,6 +491,14 @@ def test_the_help_names_the_registered_games_editions_and_formats() -> None:
     simulate = " ".join(CliRunner().invoke(app, ["simulate", "--help"]).output.split())
     assert f"bare edition: {main._editions_text()}." in simulate
     assert f"The format ({main._formats_text()};" in simulate
+    # A shell's completion describes the options with the same words.
+    import typer
+
+    group = typer.main.get_command(app)
+    command = group.commands["simulate"]  # type: ignore[attr-defined]
+    ctx = command.make_context("simulate", [], resilient_parsing=True)
+    described = {i.value: i.help for i in command.shell_complete(ctx, "--")}
+    assert described["--rules"].endswith(f"bare edition: {main._editions_text()}.")
     editions = main._editions_text().split(", ")
     assert {"6.1", "9.0", "blackpoker/9.0", "duel_masters/1.47", "i_language/1"} <= set(editions)
     assert "i_language: standard" in main._formats_text()
