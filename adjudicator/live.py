@@ -27,7 +27,7 @@ from coreflow_judge.adjudicator.ledger import DERIVABLE, Derived
 from coreflow_judge.adjudicator.next_step import next_step
 from coreflow_judge.adjudicator.notation import TableView
 from coreflow_judge.events.models import LogLine, MatchStarted, TakenBack
-from coreflow_judge.events.reader import canonical_dict
+from coreflow_judge.events.reader import canonical_dict, lines_of_header
 
 Store = Callable[[list[LogLine]], None]
 """Appends lines to the match's record, all or nothing (raises if it cannot)."""
@@ -94,7 +94,7 @@ class LiveTable:
             rid = getattr(line, "request", None)
             if isinstance(rid, str):
                 used.add(rid)
-        return TableView(self.flow.players, names, used)
+        return TableView(self.flow.players, names, used, lines_of_header(self.header))
 
     def next_seq(self) -> int:
         return len(self.stored) + 1

@@ -24,18 +24,20 @@ from typing import TYPE_CHECKING, Any, Protocol
 from coreflow_judge.adjudicator.disclosure import Disclosure
 from coreflow_judge.adjudicator.findings import CODES
 from coreflow_judge.adjudicator.game import UnsupportedRules
+from coreflow_judge.events.models import GameLines, GameStarted, MatchStarted
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.findings import Severity
     from coreflow_judge.adjudicator.game import GameRules
-    from coreflow_judge.events.models import LogLine, MatchStarted
+    from coreflow_judge.events.models import LogLine
 
 GROUP = "coreflow_judge.games"
 """The entry-point group a distribution names its games under (name: the game id)."""
 
-GAME_HEADER_FIELDS = ("decks", "deck_sizes", "cards", "hyperspatial", "super_gr", "frame")
-"""Header fields whose content only a game reads: a game says which of them it uses
-(:attr:`GamePlugin.header_fields`); a header carrying another is refused."""
+GAME_HEADER_FIELDS = ("decks", "deck_sizes", "cards")
+"""The core header fields about a game's cards (the match log's ``match_started``): a game
+says which of them it reads (:attr:`GamePlugin.header_fields`); a header carrying another
+is refused. A game's own header fields are its :attr:`GamePlugin.match_started`'s."""
 
 RulesFactory = Callable[["MatchStarted", str], "GameRules"]
 """(header, edition) -> the game's rules module for one match."""
@@ -56,6 +58,10 @@ def card_as_written(ref: str) -> str:
 
 def _shares_nothing(rules: Any) -> Iterable[object]:
     return ()
+
+
+def _by_id(header: MatchStarted) -> str:
+    return header.game
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +96,16 @@ class GamePlugin:
     """What such a reference names, e.g. "a section of the game's rules"."""
     header_fields: frozenset[str] = frozenset()
     """Which of :data:`GAME_HEADER_FIELDS` the game reads."""
+    match_started: type[MatchStarted] = MatchStarted
+    """The model of its header line: the core's, or a subclass declaring the fields the
+    game adds (each documented); a header field it does not declare is refused."""
+    game_started: type[GameStarted] = GameStarted
+    """The model of its ``game_started`` line: the core's, or a subclass declaring the
+    set-up fields the game adds (a field keyed by player is a
+    :data:`~events.models.PerPlayer`, so a player not in the match is named)."""
+    cost_kinds: Mapping[str, str] = field(default_factory=dict)
+    """The kinds of ``request.costs`` the game reads, each with what paying it is, in
+    order; a kind it does not name is refused (none: its requests record no costs)."""
     card_text: Callable[[str], str] = card_as_written
     """A card reference as the board text shows it."""
     size_word: str = "size"
@@ -97,9 +113,9 @@ class GamePlugin:
     constant_parts: Callable[[Any], Iterable[object]] = _shares_nothing
     """The parts of a match's rules module that never change once it is built (edition
     data, action definitions, policies): board checkpoints share them, never copy them."""
-    fixtures_by_format: bool = False
-    """Its ruling fixtures are kept one folder per format (``fixtures/rulings/<format>``)
-    rather than in one folder named by its id: where ``coreflow fixture new`` puts one."""
+    fixture_folder: Callable[[MatchStarted], str] = _by_id
+    """The folder under ``fixtures/rulings`` where ``coreflow fixture new`` puts a ruling
+    fixture of a match with this header (by default one folder named by the game's id)."""
     bare_editions: bool = False
     """Its editions may be named alone (``--rules 9.0``); at most one game says so."""
     disclosure_from: Callable[[], Disclosure] = Disclosure
@@ -124,6 +140,20 @@ class GamePlugin:
         bad = sorted(set(self.header_fields) - set(GAME_HEADER_FIELDS))
         if bad:
             raise ValueError(f"game {self.id!r}: {bad} are not game header fields")
+        for core, own in ((MatchStarted, self.match_started),
+                          (GameStarted, self.game_started)):
+            if not issubclass(own, core):
+                raise ValueError(f"game {self.id!r}: its {core.__name__} model is no "
+                                 f"subclass of the core's")
+            changed = sorted(n for n, f in core.model_fields.items()
+                             if own.model_fields[n].annotation != f.annotation)
+            if changed:
+                raise ValueError(f"game {self.id!r}: its {core.__name__} changes the core "
+                                 f"fields {changed} (a game adds fields)")
+        bad_kinds = [k for k in self.cost_kinds if not isinstance(k, str) or not k]
+        if bad_kinds:
+            raise ValueError(f"game {self.id!r}: cost kinds {bad_kinds!r} are not names")
+        object.__setattr__(self, "cost_kinds", MappingProxyType(dict(self.cost_kinds)))
         object.__setattr__(self, "codes", MappingProxyType(dict(self.codes)))
         object.__setattr__(self, "rule_statements",
                            MappingProxyType(dict(self.rule_statements)))
@@ -137,6 +167,15 @@ class GamePlugin:
         found = _disclosures.get(self.id)
         if found is None:
             found = _disclosures[self.id] = self.disclosure_from()
+        return found
+
+    @property
+    def lines(self) -> GameLines:
+        """The line models its logs are read with (built once, then kept)."""
+        found = _lines.get(self.id)
+        if found is None:
+            found = _lines[self.id] = GameLines(self.id, self.match_started, self.game_started,
+                                                self.cost_kinds)
         return found
 
     def check_header(self, header: MatchStarted) -> None:
@@ -160,6 +199,8 @@ class GameNotRegistered(UnsupportedRules):
 
 _disclosures: dict[str, Disclosure] = {}
 """Each game's disclosure levels, by game id, once read."""
+_lines: dict[str, GameLines] = {}
+"""Each game's line models, by game id, once built."""
 _entry_points: dict[str, list[EntryPoint]] | None = None
 _loaded: dict[str, GamePlugin] = {}
 
@@ -180,6 +221,7 @@ def clear_cache() -> None:
     _entry_points = None
     _loaded.clear()
     _disclosures.clear()
+    _lines.clear()
 
 
 def game_ids() -> tuple[str, ...]:

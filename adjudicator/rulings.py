@@ -154,20 +154,16 @@ def board_at(log: Path, seq: int) -> dict[str, Any]:
 
 
 def game_folder(report: Report) -> Path:
-    """Where a new fixture of this match goes by default: ``fixtures/rulings/<format>``
-    for a game that keeps its fixtures by format (:attr:`GamePlugin.fixtures_by_format
-    <adjudicator.plugins.GamePlugin.fixtures_by_format>`), ``fixtures/rulings/frames`` for
-    such a match whose header names a frame (BlackPoker 9.0: the frame decides more of the
-    table than the format), else ``fixtures/rulings/<game>``."""
+    """Where a new fixture of this match goes by default: ``fixtures/rulings/<folder>``,
+    the folder the game's plugin names for the match's header
+    (:attr:`~adjudicator.plugins.GamePlugin.fixture_folder`), else the game's id."""
     from coreflow_judge.adjudicator.plugins import game_plugin, is_registered
 
     game = report.rules.partition("/")[0]
     header = report.flow.header if report.flow is not None else None
-    fmt = header.format if header is not None else None
-    by_format = is_registered(game) and game_plugin(game).fixtures_by_format
-    if by_format and header is not None and header.frame:
-        return DEFAULT_DIR / "frames"
-    return DEFAULT_DIR / (fmt if by_format and fmt else game)
+    if header is None or not is_registered(game):
+        return DEFAULT_DIR / game
+    return DEFAULT_DIR / game_plugin(game).fixture_folder(header)
 
 
 def check_name(name: str) -> str:

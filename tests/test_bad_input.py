@@ -261,7 +261,8 @@ def test_the_messages_say_what_was_found(tmp_path: Path) -> None:
     cases = {
         "seq as a string": 'must be a whole number (got "4")',
         "a negative seq": "must be 1 or more (got -3)",
-        "an unknown field": "unknown field (vendor extensions belong under 'x')",
+        "an unknown field": "unknown field: not a field of a blackpoker request line (vendor "
+                            "extensions belong under 'x')",
         "an unknown cost kind": "must be 'B', 'L', 'D', 'S' or 'C' (got \"Q\")",
         "an unknown line type": 'unknown line type "shout"',
         "a missing field": "missing (the field is required)",

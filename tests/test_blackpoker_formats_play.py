@@ -8,10 +8,11 @@ from collections import Counter
 
 import pytest
 from coreflow_judge.adjudicator.games.blackpoker.abilities import Ability, compute, explain
+from coreflow_judge.adjudicator.games.blackpoker.lines import BlackPokerGameStarted
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 from coreflow_judge.adjudicator.judge import judge_lines
-from coreflow_judge.events.models import GameStarted, LogLine, Request, Trigger
+from coreflow_judge.events.models import LogLine, Request, Trigger
 from coreflow_judge.events.reader import iter_lines
 
 from tests.pools import pooled
@@ -59,7 +60,7 @@ def test_simulated_extra_games_place_and_open_trumps() -> None:
     for seed in range(GAMES):
         lines = game("6.1", seed, "extra")
         start = lines[1]
-        assert isinstance(start, GameStarted)
+        assert isinstance(start, BlackPokerGameStarted)
         placed += sum(len(t) for t in (start.trumps or {}).values())
         used.update(line.action for line in lines if isinstance(line, Request | Trigger))
     assert placed > 0

@@ -11,12 +11,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from coreflow_judge.adjudicator.games.blackpoker.lines import (
+    BlackPokerGameStarted,
+    BlackPokerMatchStarted,
+)
 from coreflow_judge.events.models import (
     ChanceMoved,
     Cost,
     Effect,
     GameEnded,
-    GameStarted,
     LogLine,
     MatchStarted,
     Pass,
@@ -58,7 +61,7 @@ def unhashed(lines: list[LogLine]) -> list[LogLine]:
 def blackpoker_log(match_id: str = "bp-2026-r1-t3") -> list[LogLine]:
     """A short BlackPoker match: alice attacks, bob lets it resolve, bob concedes."""
     return [
-        MatchStarted(
+        BlackPokerMatchStarted(
             seq=1,
             match_id=match_id,
             game="blackpoker",
@@ -69,7 +72,8 @@ def blackpoker_log(match_id: str = "bp-2026-r1-t3") -> list[LogLine]:
             log_format=1,
             at="2026-05-01T10:00:00Z",
         ),
-        GameStarted(seq=2, first_player="alice", hands={"alice": ["H7", "S2"], "bob": ["?"]}),
+        BlackPokerGameStarted(seq=2, first_player="alice",
+                              hands={"alice": ["H7", "S2"], "bob": ["?"]}),
         TurnStarted(seq=3, player="alice", turn=1),
         ChanceMoved(seq=4, to="alice"),
         Request(

@@ -8,6 +8,12 @@ from typing import TYPE_CHECKING
 
 from coreflow_judge.adjudicator.disclosure import load_disclosure
 from coreflow_judge.adjudicator.findings import Severity
+from coreflow_judge.adjudicator.games.blackpoker.lines import (
+    COST_KINDS,
+    BlackPokerGameStarted,
+    BlackPokerMatchStarted,
+    header_of,
+)
 from coreflow_judge.adjudicator.plugins import GamePlugin, attributes_of_rules
 
 if TYPE_CHECKING:
@@ -223,7 +229,14 @@ def rules(header: MatchStarted, edition: str) -> BlackPokerRules:
     carry)."""
     from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 
-    return BlackPokerRules(edition, header.format, header.frame)
+    return BlackPokerRules(edition, header.format, header_of(header).frame)
+
+
+def fixture_folder(header: MatchStarted) -> str:
+    """A ruling fixture goes to the folder of its format (``lite``, ..., ``extra``), or to
+    ``frames`` for a match of a 9.0 frame (the frame decides more of the table than the
+    format)."""
+    return "frames" if header_of(header).frame else header.format
 
 
 def simulate(edition: str, fmt: str, seed: int, match_id: str,
@@ -244,12 +257,15 @@ GAME = GamePlugin(
     rule_statements=RULE_STATEMENTS,
     rule_prefix="bp",
     rule_book="a section of the BlackPoker rules",
-    header_fields=frozenset({"decks", "deck_sizes", "frame"}),
+    header_fields=frozenset({"decks", "deck_sizes"}),
+    match_started=BlackPokerMatchStarted,
+    game_started=BlackPokerGameStarted,
+    cost_kinds=COST_KINDS,
     card_text=card_text,
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions", "after", "on_event",
                                        "ng_ranks", "format"),
     bare_editions=True,
-    fixtures_by_format=True,
+    fixture_folder=fixture_folder,
     codes=CODES,
     codes_ja=CODES_JA,
     rule_statements_ja=RULE_STATEMENTS_JA,

@@ -59,6 +59,7 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     split_ref,
 )
 from coreflow_judge.adjudicator.games.blackpoker.frames import FrameRules
+from coreflow_judge.adjudicator.games.blackpoker.lines import Preset, setup_of
 from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
 from coreflow_judge.adjudicator.games.blackpoker.steps_extra import ExtraSteps
 from coreflow_judge.adjudicator.games.blackpoker.steps_extra_characters import (
@@ -72,7 +73,7 @@ from coreflow_judge.adjudicator.games.choices import choice_findings, readable
 from coreflow_judge.adjudicator.games.common import deck_out, load_edition_data, unknown_decks
 from coreflow_judge.adjudicator.plan import ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
-from coreflow_judge.events.models import Preset, Resolve
+from coreflow_judge.events.models import Resolve
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
@@ -255,10 +256,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 "deck-out cannot be ruled."
             )
         self.check_frame_header(flow, header)
-        self.set_aside_chosen(flow, line)
-        self.set_aside_packs(flow, line)
-        self.place_trumps(flow, line)
-        presets = line.presets or {}
+        setup = setup_of(line)
+        self.set_aside_chosen(flow, setup)
+        self.set_aside_packs(flow, setup)
+        self.place_trumps(flow, setup)
+        presets = setup.presets or {}
         if self.pol["preset"]:
             for p in flow.players:
                 self._preset(flow, p, presets.get(p))

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from coreflow_judge.adjudicator.disclosure import load_disclosure
 from coreflow_judge.adjudicator.findings import Severity
+from coreflow_judge.adjudicator.games.duel_masters.lines import DuelMastersMatchStarted
 from coreflow_judge.adjudicator.plugins import GamePlugin, attributes_of_rules
 
 if TYPE_CHECKING:
@@ -172,7 +173,8 @@ GAME = GamePlugin(
     rule_statements=RULE_STATEMENTS,
     rule_prefix="dm",
     rule_book="a Duel Masters rule",
-    header_fields=frozenset({"decks", "deck_sizes", "cards", "hyperspatial", "super_gr"}),
+    header_fields=frozenset({"decks", "deck_sizes", "cards"}),
+    match_started=DuelMastersMatchStarted,
     size_word="power",
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions"),
     disclosure_from=functools.partial(load_disclosure,
