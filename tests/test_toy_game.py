@@ -436,3 +436,85 @@ def test_no_code_outside_a_games_folder_names_a_game() -> None:
             if hits:
                 found[rel] = hits
     assert found == {}
+
+
+# ---------------------------------------------------------------------------- the core schema
+CORE_LINE_FIELDS: dict[str, set[str]] = {
+    "match_started": {"match_id", "game", "rules", "format", "regulation", "players", "decks",
+                      "deck_sizes", "cards", "event", "log_format"},
+    "game_started": {"first_player", "reveals", "hands"},
+    "turn_started": {"player", "turn"},
+    "chance_moved": {"to"},
+    "request": {"request", "player", "action", "key_cards", "costs", "targets", "choices",
+                "speed", "timing"},
+    "pass": {"player"},
+    "trigger": {"request", "action", "source", "controller"},
+    "stage": {"request"},
+    "discard": {"request", "reason"},
+    "resolve": {"request", "result", "choices", "effects"},
+    "roll": {"player", "sides", "result"},
+    "taken_back": {"lines", "reason"},
+    "game_ended": {"result", "winner", "reason"},
+}
+"""The fields of each core line beyond ``seq``, ``type``, ``at``, ``note``, ``x`` and
+``hash`` (docs/games.md, "A game's own fields"): what every game's log may carry. A field
+only one game reads is not added here but declared by that game's plugin (its
+``match_started`` or ``game_started`` model)."""
+
+
+def _class_fields(source: str) -> dict[str, list[str]]:
+    """Field name -> the classes of ``source`` that declare it (annotated class bodies)."""
+    out: dict[str, list[str]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    out.setdefault(item.target.id, []).append(node.name)
+    return out
+
+
+def game_fields_in_core(source: str) -> list[str]:
+    """The fields a registered game declares as its own (in the classes of its header and
+    set-up models, the core's left out) that a class of ``source`` declares too."""
+    own: dict[str, str] = {}
+    for plugin in plugins.games():
+        for core, model in ((MatchStarted, plugin.match_started),
+                            (GameStarted, plugin.game_started)):
+            for cls in model.__mro__[:model.__mro__.index(core)]:  # the game's classes
+                own.update(dict.fromkeys(vars(cls).get("__annotations__", {}), plugin.id))
+    declared = _class_fields(source)
+    return sorted(f"{name} ({own[name]}'s, in {', '.join(declared[name])})"
+                  for name in declared if name in own)
+
+
+def test_the_core_log_schema_holds_core_fields_only() -> None:
+    """The core schema (events/models.py) names no game's field: none of the fields a
+    game declares in its plugin is declared there too, each core line has exactly its
+    documented fields, and the cost kinds are no fixed list (each game names its own)."""
+    from coreflow_judge.events.models import LINE_TYPES, Cost
+
+    source = (ROOT / "events" / "models.py").read_text(encoding="utf-8")
+    assert game_fields_in_core(source) == []
+    common = {"seq", "type", "at", "note", "x", "hash"}
+    found = {kind: set(model.model_fields) - common for kind, model in LINE_TYPES.items()}
+    assert found == CORE_LINE_FIELDS
+    kind = Cost.model_fields["kind"]
+    assert "Literal" not in repr(kind.annotation) + repr(kind.metadata), (
+        "the core fixes the cost kinds: a game names its own (GamePlugin.cost_kinds)")
+    own_games = {p.id for p in plugins.games() if p.cost_kinds}
+    assert "blackpoker" in own_games  # the letters B, L, D, S, C are BlackPoker's
+
+
+def test_the_schema_check_sees_a_game_field_put_back_in_the_core() -> None:
+    """What the check above would say of a core schema that held BlackPoker's ``packs``
+    and Duel Masters' ``hyperspatial`` again."""
+    source = (ROOT / "events" / "models.py").read_text(encoding="utf-8")
+    moved = source.replace(
+        "    first_player: PlayerId\n",
+        "    first_player: PlayerId\n    packs: PerPlayer[Cards] | None = None\n", 1).replace(
+        "    players: list[PlayerId]",
+        "    hyperspatial: PerPlayer[Cards] | None = None\n    players: list[PlayerId]", 1)
+    assert moved != source
+    assert game_fields_in_core(moved) == [
+        "hyperspatial (duel_masters's, in MatchStarted)",
+        "packs (blackpoker's, in GameStarted)"]
