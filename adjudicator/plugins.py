@@ -179,7 +179,11 @@ class GamePlugin:
         return found
 
     def check_header(self, header: MatchStarted) -> None:
-        """The header carries no game field this game does not read."""
+        """The header carries no game field this game does not read (nor, in a store an
+        older coreflow wrote, a field of another game's header: :func:`~events.models.as_taken`)."""
+        for name in header.model_extra or {}:
+            raise UnsupportedRules(f"{self.id} does not read {name!r}: not a field of its "
+                                   "header", field=name)
         for name in GAME_HEADER_FIELDS:
             if getattr(header, name) is not None and name not in self.header_fields:
                 used = ", ".join(sorted(self.header_fields)) or "none"

@@ -434,7 +434,7 @@ class AuditDB:
         state = mapper.transcoder.decode(data)
         line_data = state["line"]
         lines = cast(PydanticMapper, mapper).lines_for(stored.originator_id, line_data)
-        return StoredLine(lines.validate_python(line_data), line_data,
+        return StoredLine(lines.validate_stored(line_data), line_data,
                           timestamp(state.get("timestamp")), state.get("table_seq"))
 
     # ------------------------------------------------------------------ reading

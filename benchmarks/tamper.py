@@ -112,7 +112,7 @@ def chain_again(rows: list[Row]) -> None:
     lines = CORE_LINES
     for row in rows:
         lines = lines_of_data(row.state["line"]) or lines
-        line = lines.validate_python(row.state["line"])
+        line = lines.validate_stored(row.state["line"])
         table_seq = row.state.get("table_seq")
         h, r = chain_hash(h, line), record_step(r, line, table_seq)
         row.state["line"]["hash"] = h

@@ -25,6 +25,7 @@ from pydantic import (
     ConfigDict,
     Field,
     TypeAdapter,
+    ValidationError,
     ValidationInfo,
     create_model,
     field_validator,
@@ -484,6 +485,26 @@ class GameLines:
         line: LogLine = self.adapter.validator.validate_python(data, context=self.context)
         return line
 
+    def validate_stored(self, data: Any) -> LogLine:
+        """A line a store holds, read again with these models: any cost kind (the line was
+        checked when it was taken), and a field the game does not declare kept as it was
+        written (:func:`as_taken`: a store written before a game's fields left the core
+        may hold one). Other errors raise as :meth:`validate_python` does."""
+        context = {**self.context, "cost_kinds": None}
+        kind = data.get("type") if isinstance(data, dict) else None
+        model = self.types.get(kind) if isinstance(kind, str) else None
+        if model is None:
+            line: LogLine = self.adapter.validator.validate_python(data, context=context)
+            return line
+        try:
+            return model.model_validate(data, context=context)  # type: ignore[return-value]
+        except ValidationError as exc:
+            errors = exc.errors()
+            if not errors or any(e["type"] != "extra_forbidden" or len(e["loc"]) != 1
+                                 for e in errors):
+                raise
+        return as_taken(model).model_validate(data, context=context)  # type: ignore[return-value]
+
     def schema_models(self) -> tuple[type[BaseModel], ...]:
         """The models of :meth:`json_schema`: the lines as read, the header's ``game``
         fixed to this game and the cost kinds written out (classes for the schema only;
@@ -519,6 +540,23 @@ class GameLines:
         schema["title"] = (f"coreflow match log line of {self.game}, log_format 1"
                            if self.game else "coreflow match log line, log_format 1")
         return schema
+
+
+_AS_TAKEN: dict[type[_Line], type[_Line]] = {}
+
+
+def as_taken(model: type[_Line]) -> type[_Line]:
+    """``model`` keeping the top-level fields it does not declare (``model_extra``): how a
+    store reads a line an older coreflow took with a field the core then declared for
+    every game (``packs`` in a game that has none). Such a line reads, exports and
+    verifies as written; :meth:`~adjudicator.plugins.GamePlugin.check_header` refuses such
+    a header as it did."""
+    found = _AS_TAKEN.get(model)
+    if found is None:
+        found = _AS_TAKEN[model] = type(model.__name__, (model,), {
+            "__doc__": model.__doc__, "__module__": model.__module__,
+            "model_config": ConfigDict(extra="allow")})
+    return found
 
 
 CORE_LINES = GameLines()

@@ -246,7 +246,7 @@ class RecordedLine(BaseModel):
         model = lines.types.get(kind) if isinstance(kind, str) else None
         if model is None or not issubclass(model, _line_model(cls)):
             return handler(value)  # not the row's line type: the core's models name it
-        return model.model_validate(value, context=lines.context)
+        return lines.validate_stored(value)
 
 
 # One class per line type, so a stored event's topic names its line type.
