@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from coreflow_judge.adjudicator.disclosure import Disclosure
 from coreflow_judge.adjudicator.findings import CODES
 from coreflow_judge.adjudicator.game import UnsupportedRules
-from coreflow_judge.events.models import GameLines, GameStarted, MatchStarted
+from coreflow_judge.events.models import GameLines, GameStarted, MatchStarted, read_by_game
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.findings import Severity
@@ -33,11 +33,6 @@ if TYPE_CHECKING:
 
 GROUP = "coreflow_judge.games"
 """The entry-point group a distribution names its games under (name: the game id)."""
-
-GAME_HEADER_FIELDS = ("decks", "deck_sizes", "cards")
-"""The core header fields about a game's cards (the match log's ``match_started``): a game
-says which of them it reads (:attr:`GamePlugin.header_fields`); a header carrying another
-is refused. A game's own header fields are its :attr:`GamePlugin.match_started`'s."""
 
 RulesFactory = Callable[["MatchStarted", str], "GameRules"]
 """(header, edition) -> the game's rules module for one match."""
@@ -95,7 +90,8 @@ class GamePlugin:
     rule_book: str = ""
     """What such a reference names, e.g. "a section of the game's rules"."""
     header_fields: frozenset[str] = frozenset()
-    """Which of :data:`GAME_HEADER_FIELDS` the game reads."""
+    """Which of the core header's fields only a game reads it reads
+    (:func:`~events.models.read_by_game`: the decks and the cards)."""
     match_started: type[MatchStarted] = MatchStarted
     """The model of its header line: the core's, or a subclass declaring the fields the
     game adds (each documented); a header field it does not declare is refused."""
@@ -137,9 +133,10 @@ class GamePlugin:
         clash = sorted(set(self.codes) & set(CODES))
         if clash:
             raise ValueError(f"game {self.id!r} redefines the core finding codes {clash}")
-        bad = sorted(set(self.header_fields) - set(GAME_HEADER_FIELDS))
+        bad = sorted(set(self.header_fields) - set(read_by_game()))
         if bad:
-            raise ValueError(f"game {self.id!r}: {bad} are not game header fields")
+            raise ValueError(f"game {self.id!r}: {bad} are no core header fields a game "
+                             "reads (events.models.read_by_game)")
         for core, own in ((MatchStarted, self.match_started),
                           (GameStarted, self.game_started)):
             if not issubclass(own, core):
@@ -184,7 +181,7 @@ class GamePlugin:
         for name in header.model_extra or {}:
             raise UnsupportedRules(f"{self.id} does not read {name!r}: not a field of its "
                                    "header", field=name)
-        for name in GAME_HEADER_FIELDS:
+        for name in read_by_game():
             if getattr(header, name) is not None and name not in self.header_fields:
                 used = ", ".join(sorted(self.header_fields)) or "none"
                 raise UnsupportedRules(

@@ -123,6 +123,26 @@ def _known_players(value: dict[str, Any], info: ValidationInfo) -> dict[str, Any
     return value
 
 
+class ReadByGame:
+    """The mark of a core header field that only a game reads (:func:`read_by_game`)."""
+
+    def __repr__(self) -> str:
+        return "READ_BY_GAME"
+
+
+READ_BY_GAME = ReadByGame()
+
+
+def read_by_game(model: type[BaseModel] | None = None) -> tuple[str, ...]:
+    """The core header's fields marked :data:`READ_BY_GAME` (the decks and the cards):
+    the core carries them for every game, and each game says which of them it reads
+    (:attr:`~adjudicator.plugins.GamePlugin.header_fields`); a header giving one its game
+    does not read is refused."""
+    model = model or MatchStarted
+    return tuple(name for name, info in model.model_fields.items()
+                 if any(m is READ_BY_GAME for m in info.metadata))
+
+
 _T = TypeVar("_T")
 PerPlayer = Annotated[dict[PlayerId, _T], PLAYER_KEYED, AfterValidator(_known_players)]
 """A value for each player, keyed by player id (``decks``, ``hands``, a game's set-up
@@ -206,9 +226,14 @@ class MatchStarted(_Line):
     format: Label
     regulation: Label | None = None
     players: list[PlayerId] = Field(min_length=2, max_length=MAX_PLAYERS)
-    decks: PerPlayer[Cards] | None = None
-    deck_sizes: PerPlayer[Annotated[Count, Field(ge=0, le=MAX_DECK_SIZE)]] | None = None
-    cards: Annotated[dict[str, Any] | list[Any], FreeForm] | None = None
+    decks: Annotated[PerPlayer[Cards] | None, READ_BY_GAME] = None
+    """Each player's deck, top first (``?`` where the recorder does not know a face)."""
+    deck_sizes: Annotated[PerPlayer[Annotated[Count, Field(ge=0, le=MAX_DECK_SIZE)]] | None,
+                          READ_BY_GAME] = None
+    """Each player's deck size, where the decks are not given (a viewer's header)."""
+    cards: Annotated[Annotated[dict[str, Any] | list[Any], FreeForm] | None,
+                     READ_BY_GAME] = None
+    """The texts of the cards the decks name, in the form the game reads."""
     event: EventInfo | None = None
     log_format: Literal[1]
 
