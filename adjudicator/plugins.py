@@ -24,12 +24,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from coreflow_judge.adjudicator.disclosure import Disclosure
 from coreflow_judge.adjudicator.findings import CODES
 from coreflow_judge.adjudicator.game import UnsupportedRules
-from coreflow_judge.events.models import GameLines, GameStarted, MatchStarted, read_by_game
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.findings import Severity
     from coreflow_judge.adjudicator.game import GameRules
-    from coreflow_judge.events.models import LogLine
+    from coreflow_judge.events.models import GameLines, GameStarted, LogLine, MatchStarted
 
 GROUP = "coreflow_judge.games"
 """The entry-point group a distribution names its games under (name: the game id)."""
@@ -92,13 +91,13 @@ class GamePlugin:
     header_fields: frozenset[str] = frozenset()
     """Which of the core header's fields only a game reads it reads
     (:func:`~events.models.read_by_game`: the decks and the cards)."""
-    match_started: type[MatchStarted] = MatchStarted
-    """The model of its header line: the core's, or a subclass declaring the fields the
-    game adds (each documented); a header field it does not declare is refused."""
-    game_started: type[GameStarted] = GameStarted
-    """The model of its ``game_started`` line: the core's, or a subclass declaring the
-    set-up fields the game adds (a field keyed by player is a
-    :data:`~events.models.PerPlayer`, so a player not in the match is named)."""
+    own_lines: Callable[[], tuple[type[MatchStarted], type[GameStarted]]] | None = None
+    """The models of its header and ``game_started`` lines (:attr:`match_started`,
+    :attr:`game_started`), imported when a log is first read (listing the games loads no
+    models): subclasses of the core's declaring the fields the game adds, each
+    documented (a field keyed by player is a :data:`~events.models.PerPlayer`, so a
+    player not in the match is named). None: the core's alone. A field the game does not
+    declare is refused."""
     cost_kinds: Mapping[str, str] = field(default_factory=dict)
     """The kinds of ``request.costs`` the game reads, each with what paying it is, in
     order; a kind it does not name is refused (none: its requests record no costs)."""
@@ -133,20 +132,6 @@ class GamePlugin:
         clash = sorted(set(self.codes) & set(CODES))
         if clash:
             raise ValueError(f"game {self.id!r} redefines the core finding codes {clash}")
-        bad = sorted(set(self.header_fields) - set(read_by_game()))
-        if bad:
-            raise ValueError(f"game {self.id!r}: {bad} are no core header fields a game "
-                             "reads (events.models.read_by_game)")
-        for core, own in ((MatchStarted, self.match_started),
-                          (GameStarted, self.game_started)):
-            if not issubclass(own, core):
-                raise ValueError(f"game {self.id!r}: its {core.__name__} model is no "
-                                 f"subclass of the core's")
-            changed = sorted(n for n, f in core.model_fields.items()
-                             if own.model_fields[n].annotation != f.annotation)
-            if changed:
-                raise ValueError(f"game {self.id!r}: its {core.__name__} changes the core "
-                                 f"fields {changed} (a game adds fields)")
         bad_kinds = [k for k in self.cost_kinds if not isinstance(k, str) or not k]
         if bad_kinds:
             raise ValueError(f"game {self.id!r}: cost kinds {bad_kinds!r} are not names")
@@ -168,12 +153,47 @@ class GamePlugin:
 
     @property
     def lines(self) -> GameLines:
-        """The line models its logs are read with (built once, then kept)."""
+        """The line models its logs are read with (built once, then kept); ValueError
+        for models that are not the core's extended (a game adds fields, never changes
+        the core's)."""
         found = _lines.get(self.id)
         if found is None:
-            found = _lines[self.id] = GameLines(self.id, self.match_started, self.game_started,
-                                                self.cost_kinds)
+            found = _lines[self.id] = self._build_lines()
         return found
+
+    @property
+    def match_started(self) -> type[MatchStarted]:
+        """The model of its header line (:attr:`own_lines`)."""
+        return self.lines.match_started
+
+    @property
+    def game_started(self) -> type[GameStarted]:
+        """The model of its ``game_started`` line (:attr:`own_lines`)."""
+        return self.lines.game_started
+
+    def _build_lines(self) -> GameLines:
+        from coreflow_judge.events.models import (
+            GameLines,
+            GameStarted,
+            MatchStarted,
+            read_by_game,
+        )
+
+        bad = sorted(set(self.header_fields) - set(read_by_game()))
+        if bad:
+            raise ValueError(f"game {self.id!r}: {bad} are no core header fields a game "
+                             "reads (events.models.read_by_game)")
+        header, setup = self.own_lines() if self.own_lines else (MatchStarted, GameStarted)
+        for core, own in ((MatchStarted, header), (GameStarted, setup)):
+            if not (isinstance(own, type) and issubclass(own, core)):
+                raise ValueError(f"game {self.id!r}: its {core.__name__} model is no "
+                                 f"subclass of the core's")
+            changed = sorted(n for n, f in core.model_fields.items()
+                             if own.model_fields[n].annotation != f.annotation)
+            if changed:
+                raise ValueError(f"game {self.id!r}: its {core.__name__} changes the core "
+                                 f"fields {changed} (a game adds fields)")
+        return GameLines(self.id, header, setup, self.cost_kinds)
 
     def check_header(self, header: MatchStarted) -> None:
         """The header carries no game field this game does not read (nor, in a store an
@@ -181,6 +201,8 @@ class GamePlugin:
         for name in header.model_extra or {}:
             raise UnsupportedRules(f"{self.id} does not read {name!r}: not a field of its "
                                    "header", field=name)
+        from coreflow_judge.events.models import read_by_game
+
         for name in read_by_game():
             if getattr(header, name) is not None and name not in self.header_fields:
                 used = ", ".join(sorted(self.header_fields)) or "none"

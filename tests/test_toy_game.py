@@ -359,6 +359,22 @@ def test_a_game_object_that_contradicts_itself_is_refused() -> None:
         GamePlugin(id="Toy Game", name="t", editions=("1",), formats=("a",), rules=toy_rules)
 
 
+class _RenamedPlayers(MatchStarted):
+    players: list[str]  # type: ignore[assignment]
+
+
+def test_a_game_adds_fields_to_the_core_lines_and_changes_none() -> None:
+    """A game's line models extend the core's; one that is not a subclass, or that
+    changes a core field, is refused when its lines are first built."""
+    for own in ((_RenamedPlayers, GameStarted), (MatchStarted, Request)):
+        plugin = GamePlugin(id="toy", name="t", editions=("1",), formats=("a",),
+                            rules=toy_rules, own_lines=lambda own=own: own)  # type: ignore[misc]
+        plugins._lines.pop("toy", None)
+        with pytest.raises(ValueError, match="changes the core fields|no subclass"):
+            _ = plugin.lines
+    plugins._lines.pop("toy", None)
+
+
 # ---------------------------------------------------------------------------- no game named
 CORE_FOLDERS = ("adjudicator", "events", "projections", "cli", "audit")
 GAME_NAME = re.compile(r"black[\s_-]*poker|duel[\s_-]*masters|i[\s_-]*language", re.IGNORECASE)

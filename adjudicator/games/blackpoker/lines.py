@@ -1,5 +1,6 @@
 """BlackPoker's own fields of the match log: what its header and its set-up record beyond
-the core's (docs/games.md, "A game's own fields"), and the kinds of cost a request pays.
+the core's (docs/games.md, "A game's own fields"); its cost kinds are the plugin's
+``COST_KINDS``.
 
 A BlackPoker log is read with these models (:attr:`~adjudicator.plugins.GamePlugin.lines`):
 a field of another game's set-up (``hyperspatial``, say) is refused like a typo.
@@ -16,15 +17,6 @@ from coreflow_judge.events.models import (
     PerPlayer,
 )
 from pydantic import BaseModel, ConfigDict, Field
-
-COST_KINDS: dict[str, str] = {
-    "B": "a charge-state bulwark driven",
-    "L": "a card lost (one damage: the top card of the deck to the graveyard)",
-    "D": "a hand card discarded",
-    "S": "a character sacrificed (sent to the graveyard)",
-    "C": "the key unit driven (a soldier-originated action, 6.1 extra)",
-}
-"""bp4.3.1.1: the letters of ``request.costs[].kind`` and what paying each is."""
 
 
 class BlackPokerMatchStarted(MatchStarted):
