@@ -521,6 +521,20 @@ def test_the_core_log_schema_holds_core_fields_only() -> None:
     assert "blackpoker" in own_games  # the letters B, L, D, S, C are BlackPoker's
 
 
+def test_every_field_a_game_declares_is_documented() -> None:
+    """A game's own field is documented as ``line.field`` (docs/choices.md,
+    docs/duel_masters.md, ...): a new field touches its docs row."""
+    docs = "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md")))
+    missing = []
+    for plugin in plugins.games():
+        for core, model in ((MatchStarted, plugin.match_started),
+                            (GameStarted, plugin.game_started)):
+            kind = core.model_fields["type"].default
+            missing += [f"{plugin.id}: {kind}.{name}" for name in model.model_fields
+                        if name not in core.model_fields and f"`{kind}.{name}`" not in docs]
+    assert missing == []
+
+
 def test_the_schema_check_sees_a_game_field_put_back_in_the_core() -> None:
     """What the check above would say of a core schema that held BlackPoker's ``packs``
     and Duel Masters' ``hyperspatial`` again."""
