@@ -1,10 +1,11 @@
 """Names vulture cannot see used: a framework calls them, not our code.
 
 Read by the dead-code step of .ci/run (vulture ... vulture_whitelist.py). Each entry says
-who uses the name. The games' rules modules dispatch ``step_*`` (a resolution's steps)
-and ``do_*`` (an action's handler; in the as_played modules, with ``undo_*``, a claimed
-effect carried out or taken back) by name; .ci/run passes those patterns with
-``--ignore-names`` instead of listing every step here.
+who uses the name. The games' rules modules register their steps, resolutions and
+claimed-effect handlers in tables (``@step``, ``@resolves``, ``@does``, ``@undoes``:
+``games.common.Handlers``; BlackPoker's steps mixins ``@step_mixin``), which .ci/run
+passes with ``--ignore-decorators``; the BlackPoker simulator's ``choose_*`` and
+``targets_*``, called by name, with ``--ignore-names``.
 """
 
 # ruff: noqa: B018
@@ -20,6 +21,35 @@ _._distinct_players
 _._registered_game
 # pydantic: a @model_validator (the effect operands must be finite).
 _._finite_operands
+# pydantic: the edition data's fields and @model_validator methods (BlackPoker's schema.py),
+# which pydantic reads from the class bodies when it checks the data.
+_._fixed_number
+_._rank_range
+_._when
+_.alt_cost
+_.bulwark_proof
+_.choices_on_resolve
+_.from_
+_.grants
+_.has_target
+_.if_
+_.immune
+_.immune_flag
+_.key_card_count
+_.labels_ja
+_.must_attack
+_.needs_empty_stage
+_.next_generation
+_.not_self
+_.originated
+_.recommended_formats
+_.regenerates
+_.same_rank
+_.same_suit
+_.same_suit_as_key
+_.trumps_in
+_.untargetable
+_.virtual_keys
 # importlib.metadata: each game's GamePlugin object, loaded through its entry point in
 # the coreflow_judge.games group (pyproject.toml; the toy game's in tests/test_toy_game.py).
 _.GAME

@@ -7,7 +7,7 @@ won) comes through the :class:`GameRules` interface that each game implements.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
@@ -31,6 +31,10 @@ FlowT = TypeVar("FlowT", bound=Table, contravariant=True)
 itself (a game may read more of it than the protocol names)."""
 ReqT = TypeVar("ReqT", bound=RequestView, contravariant=True)
 """The request a rules module is handed (see :class:`~adjudicator.table.RequestView`)."""
+
+Sight = Callable[[str], bool]
+"""Whether a viewer may see a card (``owner:card``): what a list of possible requests may
+name (:meth:`RulesHooks.request_options`); a card out of sight is written ``owner:?``."""
 
 Speed = Literal["instant", "normal"]
 Timing = Literal["main", "quick", "free"]
@@ -210,6 +214,20 @@ class GameRules(Protocol[FlowT, ReqT]):
         RulesHooks)."""
         ...
 
+    def asks_on_resolve(self, flow: FlowT, req: ReqT) -> bool:
+        """Whether resolving ``req`` now leaves a player a choice (see RulesHooks)."""
+        ...
+
+    def fizzles(self, flow: FlowT, req: ReqT) -> bool:
+        """Whether ``req`` fizzles if it resolves now (see RulesHooks)."""
+        ...
+
+    def request_options(self, flow: FlowT, player: str, action: ActionDef, sees: Sight
+                        ) -> Iterable[Request] | None:
+        """The requests of ``action`` that ``player`` could make now, as far as ``sees``
+        lets them be named (see RulesHooks)."""
+        ...
+
     def board(self, flow: FlowT) -> dict[str, Any]: ...
 
     def notes(self) -> list[str]: ...
@@ -284,4 +302,29 @@ class RulesHooks(Generic[HookFlowT]):
         returns the buffered requests whose controller it changed; None when it cannot
         (docs/decisions.md, "Root cause first"). The default: None (a game whose turn start
         did something for its player that cannot be given to another)."""
+        return None
+
+    def asks_on_resolve(self, flow: HookFlowT, req: Any) -> bool:
+        """Whether resolving ``req`` now leaves a player a choice (``resolve.choices``):
+        when it does not, its resolve line is no decision, and ``coreflow play`` fills it
+        in (adjudicator.next_step.decided). The default: the action declares choices made
+        while it resolves (``choices_on_resolve`` in its data). A game whose choice is
+        needed only on some tables (End's discard, only over the hand limit) says so."""
+        return bool(req.action.data.get("choices_on_resolve"))
+
+    def fizzles(self, flow: HookFlowT, req: Any) -> bool:
+        """Whether ``req`` fizzles if it resolves now (its resolve line then records
+        ``fizzled``). The default: False (a game whose requests never fizzle)."""
+        return False
+
+    def request_options(self, flow: HookFlowT, player: str, action: ActionDef, sees: Sight
+                        ) -> Iterable[Request] | None:
+        """The requests of ``action`` that ``player`` could make now: each key card, cost,
+        target and request-time choice the table could name, built from the cards on the
+        table and in the player's zones. A card ``sees`` says the viewer may not see (a
+        hand card the log never showed, the top of a pile) is written ``owner:?``, never
+        guessed. The list proposes; whether each is legal is the judge's to say
+        (:meth:`request_findings`), so a proposal may be illegal but a legal request must
+        not be missing (up to the faces of ``?`` cards). None: the game does not list its
+        requests (any request of the action may be possible). The default: None."""
         return None

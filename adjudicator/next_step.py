@@ -22,16 +22,26 @@ In the order the core flow goes (docs/core-flow.md):
 
 Game-agnostic: only the flow's chance, stage, buffer, pass record and the actions' speed
 and timing. Nothing hidden is read (no card), so every viewer may read it.
+
+Two readings go further, each by the rules module's own hooks and the flow's own checks
+(one reading of the rules, never a second copy): :func:`options` lists the requests a
+player could make now, card by card, as far as a viewer may see the cards
+(:meth:`~adjudicator.game.RulesHooks.request_options`, then the flow's timing and the
+rules' :meth:`request_findings`); :func:`decided` gives the next line when it leaves
+nobody a decision (a resolution that asks no choice, a pass by a player who could do
+nothing else), the line ``coreflow play`` fills in for the table.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow, Req
-from coreflow_judge.events.models import Request
+from coreflow_judge.adjudicator.game import ActionDef, Sight
+from coreflow_judge.events.models import LogLine, Pass, Request, Resolve
 
 Step = Literal["over", "start", "buffer", "instant", "resolve", "chance", "none"]
 """What the rules waited for: see :func:`next_step`; ``none``: the rule system held the
@@ -171,14 +181,107 @@ def allowed_requests(flow: CoreFlow) -> tuple[Allowed, ...]:
     the abilities that grant an action: ``table_allows``); no finding is reported. Key
     cards, costs and targets are not weighed: an action may be offered that the player's
     cards cannot pay for."""
-    out: list[Allowed] = []
+    return tuple(_allowed(flow))
+
+
+def _allowed(flow: CoreFlow, players: tuple[str, ...] | None = None) -> Iterator[Allowed]:
+    """:func:`allowed_requests` one at a time (only ``players``')."""
     actions = getattr(flow.rules, "actions", {})
     for player in flow.players:
+        if players is not None and player not in players:
+            continue
         for action in actions.values():
             if not action.direct:
                 continue
             probe = Request(seq=flow.next_seq, request="?", player=player, action=action.id)
             if (not flow.check_request_timing(probe, action, report=False)
                     and flow.rules.table_allows(flow, probe, action)):
-                out.append(Allowed(player, action.id))
-    return tuple(out)
+                yield Allowed(player, action.id)
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The requests of one action that one player could make now (:func:`options`)."""
+
+    player: str
+    action: ActionDef
+    requests: tuple[Request, ...] | None
+    """Each request the rules accept, its cards named as far as the viewer may see them
+    (``owner:?`` for the others); None: the game does not list this action's requests
+    (any may be possible)."""
+
+
+def options(flow: CoreFlow, sees: Sight, players: tuple[str, ...] | None = None,
+            limit: int | None = None) -> Iterator[Options]:
+    """Every action the timing allows some player now (:func:`allowed_requests`) with the
+    requests of it the rules accept: the game proposes them
+    (:meth:`~adjudicator.game.RulesHooks.request_options`, naming only what ``sees``
+    lets it name), and a proposal stays when the flow's timing checks and the rules'
+    ``request_findings`` raise no error for it (a card out of sight may only warn: its
+    face is not known). An action with no accepted request is left out. ``players``:
+    only theirs; ``limit``: stop each action's list after that many."""
+    for allowed in _allowed(flow, players):
+        action = flow.rules.action(allowed.action)
+        assert action is not None
+        proposed = flow.rules.request_options(flow, allowed.player, action, sees)
+        if proposed is None:
+            yield Options(allowed.player, action, None)
+            continue
+        found: list[Request] = []
+        seen: set[str] = set()
+        for line in proposed:
+            key = line.model_dump_json(exclude={"seq", "request"})
+            if key in seen:
+                continue
+            seen.add(key)
+            if _accepted(flow, line, action):
+                found.append(line)
+                if limit is not None and len(found) >= limit:
+                    break
+        if found:
+            yield Options(allowed.player, action, tuple(found))
+
+
+def _accepted(flow: CoreFlow, line: Request, action: ActionDef) -> bool:
+    """The flow's timing and the rules' checks of a request raise no error for it."""
+    if flow.check_request_timing(line, action, report=False):
+        return False
+    return not any(f.severity == "error"
+                   for f in flow.rules.request_findings(flow, line, action))
+
+
+def decided(flow: CoreFlow, sees: Sight) -> LogLine | None:
+    """The next line when it leaves nobody a decision, or None when a player decides
+    (or the rules wait for nothing).
+
+    - A request that resolves now (an instant one made [7]-[8], a triggered instant one
+      first in the buffer [6], the top of the stage once every player passed [15]) whose
+      resolution asks no choice (:meth:`~adjudicator.game.RulesHooks.asks_on_resolve`):
+      its resolve line, ``fizzled`` where the rules say it fizzles. Not where several
+      buffered requests could go first (their order is the players' choice).
+    - The chance holder [11] when no player could make any request now (:func:`options`,
+      by what ``sees`` lets anyone know: the public table, so that a pass filled in
+      tells nobody what a hand holds): their pass.
+    """
+    if flow.silenced:
+        return None  # the judge rules on nothing from here: nothing is filled in either
+    step = next_step(flow)
+    if step.step == "buffer":
+        first = [w for w in step.waiting if w.first]
+        if len(first) != 1 or first[0].speed != "instant":
+            return None  # the flow places a lone normal one itself; several: a choice
+        due: Waiting | None = first[0]
+    elif step.step in ("instant", "resolve"):
+        due = step.waiting[0]
+    elif step.step == "chance":
+        if next(options(flow, sees, limit=1), None) is not None:
+            return None
+        assert step.holder is not None
+        return Pass(seq=flow.next_seq, player=step.holder)
+    else:
+        return None
+    req = flow.requests.get(due.request) if due is not None else None
+    if req is None or flow.rules.asks_on_resolve(flow, req):
+        return None
+    return Resolve(seq=flow.next_seq, request=req.id,
+                   result="fizzled" if flow.rules.fizzles(flow, req) else "resolved")

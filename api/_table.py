@@ -107,8 +107,9 @@ class Table:
     # ------------------------------------------------------------------ playing
     def push(self, entry: str | Mapping[str, Any] | LogLine) -> Answer:
         """Enter one line and get the answer: ``accepted``, the ``line`` as stored (its
-        seq), every line ``stored`` for it (the derived ones before it too) and the
-        ``findings`` (an entry with an error finding is refused unless mistakes are
+        seq), every line ``stored`` for it (the derived ones before it too), the lines
+        ``filled`` in after it (they need no decision: stored with the next entry) and
+        the ``findings`` (an entry with an error finding is refused unless mistakes are
         kept; nothing of a refused entry is stored).
 
         ``entry``: a line of the table's notation (``"alice pass"``, ``"resolve r1"``;
@@ -151,9 +152,11 @@ class Table:
         """The rules decided the game: nothing more may be played."""
         return self._live.over
 
-    def legal(self) -> list[str]:
-        """What may be done now, in the notation (``coreflow play``'s ``legal``)."""
-        return self._live.legal()
+    def legal(self, player: str | None = None, action: str | None = None) -> list[str]:
+        """What may be done now, in the notation (``coreflow play``'s ``legal``): the
+        lines filled in first, then each entry with a note. ``player``: only theirs,
+        named as they may see them; ``action``: only that action's."""
+        return self._live.legal(player, action)
 
     def next_step(self) -> NextStep:
         """What the rules want next (as :func:`coreflow_judge.next_step`)."""

@@ -192,9 +192,55 @@ TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
                       "--rules・--player を付けて起動し直す"),
     "play.hint": ("type 'help' for the notation, 'legal' for what may be done now",
                   "'help' で記法、'legal' で今できることを表示"),
-    "play.refused": ("{finding}{more}; nothing was recorded",
-                     "{finding}{more}（何も記録していない）"),
-    "play.more": (" (and {count} more)", "（ほか {count}件）"),
+    "play.refused": ("{reasons}; nothing was recorded{now}",
+                     "{reasons}。何も記録していない{now}"),
+    "play.and": ("; ", "。"),
+    "play.now": (". Now: {entries}", "。今できること: {entries}"),
+    "play.now_more": (" · ... ('legal' lists every entry)", " · …（全部は 'legal'）"),
+    "play.then": ("then, filled in (no decision): {lines}", "続けて自動記入（判断不要）: {lines}"),
+    "play.restated": ("ok {seq}: {line} (already recorded: nothing stored)",
+                      "ok {seq}: {line}（記録済み：何も保存していない）"),
+    "play.unrecorded": ("; its {what} are not added (the line was stored without them when "
+                        "the last sitting ended)",
+                        "。{what} は追加しない（前回の終了時にそれなしで保存済み）"),
+    "play.over_ahead": ("the game is over once they are stored: {who} ({reason})",
+                        "これらが保存されるとゲーム終了: {who}（{reason}）"),
+    # Why a line was refused, in the table's words ({code} closes each reason).
+    "refusal.no_chance": ("{player} does not hold the chance: {holder} does ({code})",
+                          "{player} はチャンスを持っていない。持っているのは {holder}（{code}）"),
+    "refusal.no_chance_system": ("{player} does not hold the chance: every player passed, "
+                                 "and {top} resolves now ({code})",
+                                 "{player} はチャンスを持っていない。全員がパスしたので今 {top} "
+                                 "を解決する（{code}）"),
+    "refusal.no_chance_nobody": ("{player} does not hold the chance: nobody holds it "
+                                 "before the game starts ({code})",
+                                 "{player} はチャンスを持っていない。ゲーム開始前は誰も持たない"
+                                 "（{code}）"),
+    "refusal.main_not_turn_player": ("{action} has main timing: only {turn_player}, whose "
+                                     "turn it is, may request it ({code})",
+                                     "{action} はメインタイミング：リクエストできるのはターン"
+                                     "プレイヤーの {turn_player} だけ（{code}）"),
+    "refusal.main_stage_not_empty": ("{action} has main timing: the stage must be empty, "
+                                     "and {ids} is on it ({code})",
+                                     "{action} はメインタイミング：ステージが空でなければならない"
+                                     "が {ids} が載っている（{code}）"),
+    "refusal.once_per_turn": ("{player} already requested {action} this turn: once per turn "
+                              "({code})",
+                              "{player} はこのターンすでに {action} をリクエストした：1ターンに"
+                              "1回（{code}）"),
+    "refusal.never_resolved": ("{ids} is still on the stage: every player passes and it "
+                               "resolves before anything with main timing ({code})",
+                               "{ids} がまだステージにある：全員がパスして解決してから、メイン"
+                               "タイミングのものへ（{code}）"),
+    "refusal.not_all_passed": ("{request} resolves once every player has passed in a row; "
+                               "{waiting} has not ({code})",
+                               "{request} は全員が続けてパスしてから解決する。{waiting} がまだ"
+                               "パスしていない（{code}）"),
+    "refusal.waits": ("{what} waits: it is handled first ({code})",
+                      "{what} が待っている：先に処理する（{code}）"),
+    "refusal.not_top": ("{top} is on top of the stage: it resolves first ({code})",
+                        "ステージの一番上は {top}：先に解決する（{code}）"),
+    "refusal.other": ("{message} ({code})", "{message}（{code}）"),
     "play.unread": ("{error}; nothing was recorded", "{error}（何も記録していない）"),
     "play.with": ("with {lines}", "あわせて {lines}"),
     "play.over": ("the game is over: {who} ({reason})", "ゲーム終了: {who}（{reason}）"),

@@ -35,6 +35,8 @@ from coreflow_judge.events.store import (
 MOVED_ON = (RecordConflict, AppendRejected)
 """What an append raises when the store holds lines the table has not seen (another
 writer appended first): nothing of ours was written; the table is read again."""
+NOW_SHOWN = 3
+"""Entries a refusal names of what the table can do now (``legal`` lists them all)."""
 UNDO_DIGITS = 9
 """``undo N``: N has at most this many digits (a record holds fewer entries)."""
 FINISH_TRIES = 10
@@ -190,36 +192,112 @@ class Speaker:
             self.out.write(f"{shown}: {message}\n" if shown else f"{message}\n")
         self.out.flush()
 
-    def answer(self, no: int, answer: Answer, table: LiveTable) -> None:
+    def answer(self, no: int, answer: Answer, table: LiveTable,
+               line: LogLine | None = None) -> None:
+        """The answer to one entry (``line``: the entry as read, for a refusal's words)."""
         if not answer.accepted:
-            first = answer.errors[0]
-            more = self.text("play.more", count=len(answer.errors) - 1) \
-                if len(answer.errors) > 1 else ""
-            self.say("refused", self.text("play.refused", finding=_finding_text(first, self.lang),
-                                          more=more), no,
+            reasons = self.text("play.and").join(self.refusal(f, line, table)
+                                                 for f in answer.errors)
+            self.say("refused", self.text("play.refused", reasons=reasons,
+                                          now=self.now(table)), no,
                      findings=[f.as_dict() for f in answer.findings])
             return
         parts: list[str] = []
-        line = answer.line
-        derived = [ln for ln in answer.stored if ln is not line]
-        head = f"ok {line.seq}: {self.line(line)}" if line is not None else "ok"
+        entry = answer.line
+        if answer.restated and entry is not None:
+            note = self.text("play.unrecorded", what=", ".join(answer.unrecorded)) \
+                if answer.unrecorded else ""
+            self.say("ok", self.text("play.restated", seq=entry.seq, line=self.line(entry))
+                     + note, no, seq=entry.seq, stored=[], restated=True, filled=[],
+                     findings=[])
+            return
+        derived = [ln for ln in answer.stored if ln is not entry]
+        head = f"ok {entry.seq}: {self.line(entry)}" if entry is not None else "ok"
         if derived:
             parts.append(self.text("play.with", lines=", ".join(
                 f"{d.seq} {self.line(d)}" for d in derived)))
         for f in answer.findings:
             parts.append(f"{say_text(self.lang, f'severity.{f.severity}')} "
                          f"{_finding_text(f, self.lang)}")
+        if answer.filled:
+            parts.append(self.text("play.then", lines=", ".join(
+                f"{d.seq} {self.line(d)}" for d in answer.filled)))
         if table.over:
             result = table.flow.result
             if result is not None:
                 who = self.text("play.wins", winner=result.winner) if result.winner \
                     else self.text("play.a_draw")
-                parts.append(self.text("play.over", who=who, reason=result.reason))
+                key = "play.over_ahead" if answer.filled else "play.over"
+                parts.append(self.text(key, who=who, reason=result.reason))
         self.say("ok", head + ("; " + "; ".join(parts) if parts else ""), no,
-                 seq=line.seq if line is not None else None,
+                 seq=entry.seq if entry is not None else None,
                  stored=[ln.model_dump(mode="json", exclude_none=True) for ln in answer.stored],
+                 filled=[ln.model_dump(mode="json", exclude_none=True) for ln in answer.filled],
                  findings=[f.as_dict() for f in answer.findings])
 
+    def now(self, table: LiveTable, shown: int = NOW_SHOWN) -> str:
+        """What the table can do now, the first few entries of ``legal`` (no notes)."""
+        entries = [e.split("   (", 1)[0] for e in table.legal(shown=1)
+                   if not e.startswith("  ")]
+        if not entries:
+            return ""
+        more = self.text("play.now_more") if len(entries) > shown else ""
+        return self.text("play.now", entries=" · ".join(entries[:shown]) + more)
+
+    def refusal(self, f: Finding, line: LogLine | None, table: LiveTable) -> str:
+        """Why an entry was refused, in the table's words (an error finding of it)."""
+        flow = table.flow
+        code = f.code
+
+        def t(key: str, **fields: object) -> str:
+            return self.text(f"refusal.{key}", code=code, **fields)
+
+        def action_of(aid: object) -> str:
+            return self.action_name(str(aid))
+
+        def request_words(rid: str) -> str:
+            req = flow.requests.get(rid)
+            if req is None:
+                return rid
+            return f"{rid} ({self.action_name(req.action.id)}, {req.controller})"
+
+        player = getattr(line, "player", None)
+        action = action_of(getattr(line, "action", "")) if line is not None else ""
+        if code == "timing.no-chance" and player is not None:
+            holder = f.expected
+            if holder == "system" and flow.stage:
+                return t("no_chance_system", player=player, top=request_words(flow.stage[-1].id))
+            if holder is None:
+                return t("no_chance_nobody", player=player)
+            return t("no_chance", player=player, holder=holder)
+        if code == "timing.main-not-turn-player":
+            return t("main_not_turn_player", action=action, turn_player=f.expected)
+        if code == "timing.main-stage-not-empty":
+            ids = f.actual if isinstance(f.actual, list) else [r.id for r in flow.stage]
+            return t("main_stage_not_empty", action=action,
+                     ids=", ".join(request_words(str(i)) for i in ids))
+        if code == "timing.once-per-turn" and player is not None:
+            return t("once_per_turn", player=player, action=action)
+        if code == "order.request-never-resolved":
+            ids = [r.id for r in flow.stage] or [str(f.expected).removeprefix("resolve ")]
+            return t("never_resolved", ids=", ".join(request_words(i) for i in ids))
+        if code == "timing.resolved-before-all-passed" and isinstance(f.expected, list):
+            passed = f.actual if isinstance(f.actual, list) else []
+            waiting = [p for p in f.expected if p not in passed]
+            rid = str(getattr(line, "request", ""))
+            return t("not_all_passed", request=request_words(rid),
+                     waiting=", ".join(map(str, waiting)) or "-")
+        if code == "order.trigger-missed" and isinstance(f.expected, str) and \
+                f.expected.startswith("resolve "):
+            what = f.expected.removeprefix("resolve ")
+            return t("waits", what=request_words(what) if what in flow.requests else what)
+        if code == "order.stage-not-lifo" and isinstance(f.expected, str):
+            return t("not_top", top=request_words(f.expected))
+        from coreflow_judge.adjudicator.findings import meaning
+
+        said = meaning(code, "ja") if self.lang == "ja" else None
+        message = f.message.rstrip(".")
+        return t("other", message=f"{said}: {message}" if said else message)
 
 # ------------------------------------------------------------------ the session
 
@@ -332,18 +410,28 @@ class Session:
             return
         if not answer.accepted:
             self.trouble = True
-        self.speaker.answer(no, answer, table)
+        self.speaker.answer(no, answer, table, line)
 
     # -------------------------------------------------------------- commands
     def cmd_help(self, no: int, _rest: str) -> bool:
         self.speaker.say("info", HELP_JA if self.speaker.lang == "ja" else HELP, no)
         return True
 
-    def cmd_legal(self, no: int, _rest: str) -> bool:
-        assert self.table is not None
-        self.speaker.say("info", "\n".join(self.table.legal())
-                         or self.speaker.text("play.nothing_to_do"), no,
-                         legal=self.table.legal())
+    def cmd_legal(self, no: int, rest: str) -> bool:
+        """``legal [PLAYER] [ACTION]``: what may be done now (only that player's requests,
+        of that action)."""
+        table = self.table
+        assert table is not None
+        player: str | None = None
+        action: str | None = None
+        for word in rest.split():
+            if word in table.flow.players and player is None:
+                player = word
+            else:
+                action = table.view().action_names.get(word, word)
+        entries = table.legal(player, action)
+        self.speaker.say("info", "\n".join(entries) or self.speaker.text("play.nothing_to_do"),
+                         no, legal=entries)
         return True
 
     def cmd_actions(self, no: int, _rest: str) -> bool:
@@ -359,11 +447,16 @@ class Session:
         return True
 
     def cmd_board(self, no: int, _rest: str) -> bool:
+        """The table now: after the last stored line and what the table holds after it
+        (the derived lines and the lines filled in), numbered as the record numbers them."""
         from coreflow_judge.cli.render import board_text
         from coreflow_judge.projections.board import snapshot
 
-        assert self.table is not None
-        self.speaker.say("info", board_text(snapshot(self.table.flow), self.speaker.lang), no)
+        table = self.table
+        assert table is not None
+        board = snapshot(table.flow)
+        board["seq"] = table.last_seq + len(table.ahead())
+        self.speaker.say("info", board_text(board, self.speaker.lang), no)
         return True
 
     def cmd_undo(self, no: int, rest: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import sys
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -66,10 +67,16 @@ def _broken(edition: str, path: list[str | int], value: object) -> dict:
      "X"),
     (["actions", "counter", "spead"], "normal", "actions.counter", "spead"),
     (["characters", "ace", "size"], "big", "characters.ace.size", "big"),
-    (["triggers", 0, "after"], "ende", "triggers.[0].after", "ende"),
+    (["triggers", 0, "after"], "ende", "triggers[0].after", "ende"),
+    (["actions", "up", "flags"], {"countr_immune": True}, "actions.up.flags",
+     "countr_immune"),
+    (["actions", "twist", "key", "cards", 0, "ranks"], [9, 2],
+     "actions.twist.key.cards[0].ranks", [9, 2]),
+    (["characters", "ace", "immune"], ["donw"], "characters.ace.immune[0]", "donw"),
+    (["actions", "up", "name"], None, "actions.up.name", None),
 ])
 def test_a_typo_in_the_data_fails_at_load_naming_file_and_key(
-        path: list[str | int], value: object, named: str, culprit: str) -> None:
+        path: list[str | int], value: object, named: str, culprit: object) -> None:
     data = _broken("9.0", path, value)
     with pytest.raises(EditionDataError) as caught:
         schema.check(data, STEPS)
@@ -85,14 +92,16 @@ def test_an_ability_in_the_data_is_checked_too() -> None:
         schema.check(data, STEPS)
 
 
-def _package(tmp_path: Path, files: dict[str, str]) -> str:
-    pkg = tmp_path / "edition_pkg"
+def _package(tmp_path: Path, files: dict[str, str], name: str = "edition_pkg") -> str:
+    """A package holding ``files`` in its data folder (a distinct ``name`` per test: the
+    loaded data is cached by package and edition)."""
+    pkg = tmp_path / name
     (pkg / "data").mkdir(parents=True)
     (pkg / "__init__.py").write_text("", encoding="utf-8")
-    for name, text in files.items():
-        (pkg / "data" / name).write_text(text, encoding="utf-8")
+    for file, text in files.items():
+        (pkg / "data" / file).write_text(text, encoding="utf-8")
     sys.path.insert(0, str(tmp_path))
-    return "edition_pkg"
+    return name
 
 
 def test_an_edition_is_merged_from_its_parts_and_a_key_twice_is_an_error(
@@ -112,6 +121,98 @@ def test_an_edition_is_merged_from_its_parts_and_a_key_twice_is_an_error(
                            match=r"edition-2\.more\.yaml: actions\.a: already defined in "
                                  r"edition-2\.yaml"):
             load_edition_data(name, "2")
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop(name, None)
+
+
+FROZEN_NINE = Path(__file__).parent / "data" / "edition-9.0.frozen.json"
+"""The 9.0 data as loaded on 2026-11-27, when every 9.0 file still wrote each entry out in
+full (before 9.0 said ``inherits: "6.1"``), parts merged, without ``_files``. A change to
+the 6.1 or 9.0 data that is meant to change 9.0 is frozen again, in the same commit, with
+``json.dumps(data without "_files", ensure_ascii=False, indent=1)`` of
+``load_edition_data("coreflow_judge.adjudicator.games.blackpoker", "9.0")``: the diff of
+this file is then what 9.0 gained or lost, whichever file the change was made in."""
+
+
+def _as_read(data: dict) -> dict:
+    """The data as the rules read it: a section, an entry and a policy key are looked up by
+    name (their key order is the files' and is compared apart); every value below an
+    entry's field or a policy key keeps its order (a choice's, a step list's)."""
+    def fields(entry: object) -> object:
+        return ({f: json.dumps(v, ensure_ascii=False) for f, v in entry.items()}
+                if isinstance(entry, dict) else json.dumps(entry, ensure_ascii=False))
+    return {section: ({key: fields(entry) for key, entry in value.items()}
+                      if isinstance(value, dict) else json.dumps(value, ensure_ascii=False))
+            for section, value in data.items() if section != "_files"}
+
+
+def test_nine_inherits_six_one_and_loads_exactly_as_when_written_in_full() -> None:
+    """9.0 gives only what it changes from 6.1; merged, it is the data 9.0's files held
+    when they wrote every entry out: the same sections, entries, fields and values, the
+    actions, characters, trumps and frames in the same order (the order the legal actions
+    are listed and a simulator chooses in)."""
+    frozen = json.loads(FROZEN_NINE.read_text(encoding="utf-8"))
+    nine = load_edition("9.0")
+    assert _as_read(nine) == _as_read(frozen)
+    for section in ("actions", "characters", "trumps", "frames"):
+        assert list(nine[section]) == list(frozen[section]), section
+    text = "".join(f.read_text(encoding="utf-8") for f in
+                   resources.files("coreflow_judge.adjudicator.games.blackpoker")
+                   .joinpath("data").iterdir() if f.name.startswith("edition-9.0"))
+    assert 'inherits: "6.1"' in text
+    assert "name: Set Bulwark" not in text  # an action as 6.1 has it is not written twice
+
+
+def test_an_edition_inherits_what_it_does_not_change(tmp_path: Path) -> None:
+    """The child lists each entry it has (``{}``: as the parent's; a field given: in the
+    parent's field's place; ``null``: the parent's field dropped), the policy keys it
+    changes, and whole lists; what it does not list of the parent's entries is not in it."""
+    name = _package(tmp_path, {
+        "edition-1.yaml": "edition: '1'\nformats: [a, b]\n"
+                          "policy: {hand: 7, fog: false}\n"
+                          "actions:\n  up: {name: Up, cost: B, formats: [b]}\n"
+                          "  down: {name: Down, cost: L}\n  gone: {name: Gone}\n"
+                          "triggers: [x, y]\n",
+        "edition-2.yaml": "edition: '2'\ninherits: '1'\nformats: [a]\n"
+                          "policy: {fog: true, preset: true}\n"
+                          "actions:\n  new: {name: New}\n  down: {}\n",
+        "edition-2.more.yaml": "actions:\n  up: {cost: BD, formats: null}\n",
+    }, name="edition_pkg_inherits")
+    try:
+        two = load_edition_data(name, "2")
+        assert two["edition"] == "2" and two["formats"] == ["a"]
+        assert two["policy"] == {"hand": 7, "fog": True, "preset": True}
+        assert two["actions"] == {"new": {"name": "New"},
+                                  "down": {"name": "Down", "cost": "L"},
+                                  "up": {"name": "Up", "cost": "BD"}}
+        assert list(two["actions"]) == ["new", "down", "up"]  # the child's order
+        assert two["triggers"] == ["x", "y"]  # not given: the parent's
+        assert "inherits" not in two
+        # an error in what the child gives names the child's file; in the rest, the parent's
+        assert two["_files"]["actions.up"] == "edition-2.more.yaml"
+        assert two["_files"]["policy.hand"] == "edition-1.yaml"
+        assert load_edition_data(name, "1")["actions"]["up"]["formats"] == ["b"]  # untouched
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize(("files", "says"), [
+    ({"edition-1.yaml": "inherits: '1'\n"}, r"edition-1\.yaml: inherits: an edition cannot "
+                                              r"inherit from itself \(1 -> 1\)"),
+    ({"edition-1.yaml": "inherits: '2'\n", "edition-2.yaml": "inherits: '1'\n"},
+     r"edition-2\.yaml: inherits: .* \(1 -> 2 -> 1\)"),
+    ({"edition-1.yaml": "inherits: '7'\n"}, r"edition-1\.yaml: inherits: no edition '7'"),
+    ({"edition-1.yaml": "formats: [a]\n", "edition-1.x.yaml": "inherits: '2'\n"},
+     r"edition-1\.x\.yaml: inherits: said in edition-1\.yaml only"),
+])
+def test_a_wrong_inherits_is_an_error_naming_the_file(tmp_path: Path, files: dict[str, str],
+                                                      says: str) -> None:
+    name = _package(tmp_path, files, name=f"edition_pkg_bad_{abs(hash(says)) % 10**8}")
+    try:
+        with pytest.raises(EditionDataError, match=says):
+            load_edition_data(name, "1")
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop(name, None)

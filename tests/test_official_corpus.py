@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from coreflow_judge.adjudicator.flow import CoreFlow
 from coreflow_judge.adjudicator.games.blackpoker.board import Character
-from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
+from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving, step
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 from coreflow_judge.adjudicator.judge import Report, judge_file
 from coreflow_judge.events.models import GameEnded, Request
@@ -87,7 +87,7 @@ def _simulator_defects(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     right after a staged request's costs are paid."""
     in_battle = [False]
     abilities_on = BlackPokerRules.abilities_on
-    damage_judgement = Resolving.step_damage_judgement
+    damage_judgement = step.table["damage_judgement"]
     on_request = CoreFlow._on_request
 
     def own_only(self: BlackPokerRules, ch: Character, stat: str = "size",
@@ -97,10 +97,10 @@ def _simulator_defects(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
             found = [a for a in found if a.owner == ch.owner]
         return found
 
-    def sized_by_own(self: Resolving, step: dict[str, Any]) -> None:
+    def sized_by_own(self: Resolving, spec: dict[str, Any]) -> None:
         in_battle[0] = True
         try:
-            damage_judgement(self, step)
+            damage_judgement(self, spec)
         finally:
             in_battle[0] = False
 
@@ -116,7 +116,7 @@ def _simulator_defects(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
                 self.continuations.clear()
 
     monkeypatch.setattr(BlackPokerRules, "abilities_on", own_only)
-    monkeypatch.setattr(Resolving, "step_damage_judgement", sized_by_own)
+    monkeypatch.setitem(step.table, "damage_judgement", sized_by_own)
     monkeypatch.setattr(CoreFlow, "_on_request", checked_after_costs)
     yield
 

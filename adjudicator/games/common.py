@@ -1,11 +1,13 @@
-"""Pieces several games' rules modules share: edition data loading and the deck-out rule."""
+"""Pieces several games' rules modules share: edition data loading, the handler tables
+the rules modules register their steps and effects in, and the deck-out rule."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import copy
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import yaml
 from coreflow_judge.adjudicator.claims import effect_fits
@@ -14,9 +16,47 @@ from coreflow_judge.adjudicator.game import GameResult
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow
 
-__all__ = ["EditionDataError", "deck_out", "effect_fits", "load_edition_data", "unknown_decks"]
+__all__ = ["EditionDataError", "Handlers", "deck_out", "effect_fits", "inherit",
+           "load_edition_data", "unknown_decks"]
 """``effect_fits`` lives in :mod:`adjudicator.claims` (the one claimed-effect matcher); it
 is named here too for the rules modules that import it from this module."""
+
+
+H = TypeVar("H", bound=Callable[..., Any])
+
+
+class Handlers(Generic[H]):
+    """A table of handlers, each registered under the word the data or the log uses for it:
+    a step an action's ``effect`` names, a claimed effect's ``op`` carried out or taken
+    back, an action's resolution.
+
+    A handler registers itself where it is defined (``@step("draw")`` above the method),
+    so the word is written once, beside its code, and the table is the whole vocabulary
+    (what the edition data is checked against). A word registered twice is an error when
+    the module is imported, never a silent override.
+    """
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        """What a handler of this table carries out, for messages ("step")."""
+        self.table: dict[str, H] = {}
+
+    def __call__(self, name: str) -> Callable[[H], H]:
+        """The decorator registering a handler under ``name``."""
+        def register(handler: H) -> H:
+            had = self.table.get(name)
+            if had is not None:
+                raise ValueError(f"{self.what} {name!r} registered twice: by "
+                                 f"{had.__qualname__} and {handler.__qualname__}")
+            self.table[name] = handler
+            return handler
+        return register
+
+    def get(self, name: str) -> H | None:
+        return self.table.get(name)
+
+    def names(self) -> frozenset[str]:
+        return frozenset(self.table)
 
 
 class EditionDataError(ValueError):
@@ -43,9 +83,19 @@ def load_edition_data(package: str, edition: str) -> dict[str, Any]:
     An edition may be split into parts, ``edition-<edition>.<part>.yaml`` (a format's
     actions, say): their mappings are merged into the main file's, their lists appended.
     A key defined twice is an :class:`EditionDataError` naming both files.
+
+    An edition may say ``inherits: <edition>`` in its main file and give only what it
+    changes (:func:`inherit`): the result is the whole data, as if written out in full.
     """
+    return _load(package, edition, ())
+
+
+def _load(package: str, edition: str, heirs: tuple[str, ...]) -> dict[str, Any]:
     folder = resources.files(package).joinpath("data")
     main = f"edition-{edition}.yaml"
+    if not folder.joinpath(main).is_file():
+        raise EditionDataError(f"edition-{heirs[-1]}.yaml" if heirs else main, "inherits"
+                               if heirs else "edition", f"no edition {edition!r} here")
     data: dict[str, Any] = _yaml(folder.joinpath(main).read_text(encoding="utf-8"))
     origin: dict[tuple[str, str], str] = {}
     for section, value in data.items():
@@ -57,6 +107,8 @@ def load_edition_data(package: str, edition: str) -> dict[str, Any]:
                    if f.name.startswith(prefix) and f.name.endswith(".yaml") and f.name != main)
     for name in parts:
         part = _yaml(folder.joinpath(name).read_text(encoding="utf-8")) or {}
+        if "inherits" in part:
+            raise EditionDataError(name, "inherits", f"said in {main} only")
         for section, value in part.items():
             if section not in data:
                 data[section] = value
@@ -76,8 +128,60 @@ def load_edition_data(package: str, edition: str) -> dict[str, Any]:
             else:
                 raise EditionDataError(name, section, "cannot be merged with " + main)
     # Which file defined each ``section.key``, for errors that name the file.
-    data["_files"] = {f"{s}.{k}": f for (s, k), f in origin.items()}
+    files = {f"{s}.{k}": f for (s, k), f in origin.items()}
+    base = data.pop("inherits", None)
+    if base is not None:
+        base = str(base)
+        if base == edition or base in heirs:
+            raise EditionDataError(main, "inherits", "an edition cannot inherit from "
+                                   f"itself ({' -> '.join((*heirs, edition, base))})")
+        parent = _load(package, base, (*heirs, edition))
+        files = parent.pop("_files") | files  # what the child gives: named at the child
+        data = inherit(parent, data)
+    data["_files"] = files
     return data
+
+
+def inherit(parent: Mapping[str, Any], child: Mapping[str, Any]) -> dict[str, Any]:
+    """The data of an edition that inherits ``parent``'s and gives ``child``: what it
+    changes.
+
+    - A section the child does not give is the parent's.
+    - A section of entries (a mapping of mappings: actions, characters, ...) lists every
+      entry the edition has, in its order: an entry the parent has too is the parent's
+      entry with each field the child gives in place of the parent's (``{}``: the
+      parent's entry as it is); an entry the child does not list is not in the edition.
+    - Any other mapping (``policy``, ``labels_ja``) is the parent's with each key the
+      child gives in place of the parent's.
+    - A list or a value the child gives replaces the parent's.
+
+    ``null`` (the YAML word) for a field or a key: not in this edition (the parent's is
+    dropped). A correction to what the parent and the child share is made once, in the
+    parent.
+    """
+    out: dict[str, Any] = {}
+    for section in (*parent, *(s for s in child if s not in parent)):
+        if section not in child:
+            out[section] = copy.deepcopy(parent[section])
+            continue
+        mine, theirs = child[section], parent.get(section)
+        if isinstance(mine, dict) and isinstance(theirs, dict):
+            if theirs and all(isinstance(v, dict) for v in theirs.values()):
+                out[section] = {key: _overlay(theirs.get(key), entry)
+                                for key, entry in mine.items() if entry is not None}
+            else:
+                out[section] = _overlay(theirs, mine)
+        else:
+            out[section] = copy.deepcopy(mine)
+    return out
+
+
+def _overlay(theirs: Any, mine: Any) -> Any:
+    """``theirs`` with each key ``mine`` gives in its place (``null``: dropped)."""
+    if not isinstance(theirs, dict) or not isinstance(mine, dict):
+        return copy.deepcopy(mine)
+    out = copy.deepcopy(theirs) | copy.deepcopy(mine)
+    return {k: v for k, v in out.items() if v is not None}
 
 
 class HasDeck(Protocol):

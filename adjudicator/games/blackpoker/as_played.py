@@ -36,18 +36,25 @@ card of the zone the effect names.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from coreflow_judge.adjudicator.games.blackpoker.abilities import Ability
 from coreflow_judge.adjudicator.games.blackpoker.board import Character, PlayerBoard, Trump
 from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN, card_of, split_ref
+from coreflow_judge.adjudicator.games.common import Handlers
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
 
 Effect = Mapping[str, Any]
+Handler = Callable[[Any, Effect], None]
+does: Handlers[Handler] = Handlers("claimed effect carried out")
+"""What carries out each op a log may claim (``@does("draw")``)."""
+undoes: Handlers[Handler] = Handlers("planned effect taken back")
+"""What takes back each op of the rules' plan the table did not carry out
+(``@undoes("draw")``); an op with none needs no taking back."""
 
 LIST_ZONES = ("graveyard", "fog", "pack", "rare")
 """Zones kept as a plain list of faces on a player's board."""
@@ -91,13 +98,13 @@ class AsPlayed:
         first, then carry out ``extra`` (what the table did instead), in order."""
         self.turn_started = any(o.get("op") == "turn" for o in unmatched)
         for o in reversed(unmatched):
-            handler = getattr(self, "undo_" + str(o.get("op")), None)
+            handler = undoes.get(str(o.get("op")))
             if handler is not None:
-                handler(o)
+                handler(self, o)
         for t in extra:
-            handler = getattr(self, "do_" + str(t.get("op")), None)
+            handler = does.get(str(t.get("op")))
             if handler is not None:
-                handler(t)
+                handler(self, t)
 
     # ------------------------------------------------------------------ zones
     def board(self, player: Any) -> PlayerBoard | None:
@@ -238,19 +245,24 @@ class AsPlayed:
             if self.take(player, zone, card):
                 self.put(player, "deck", card)
 
+    @does("draw")
     def do_draw(self, t: Effect) -> None:
         self._from_deck(t, "hand")
 
+    @undoes("draw")
     def undo_draw(self, o: Effect) -> None:
         self._to_deck(o, "hand")
 
+    @does("damage")
     def do_damage(self, t: Effect) -> None:
         self._from_deck(t, "graveyard")
 
+    @undoes("damage")
     def undo_damage(self, o: Effect) -> None:
         self._to_deck(o, "graveyard")
 
     # ------------------------------------------------------------------ moves
+    @does("move")
     def do_move(self, t: Effect) -> None:
         parts = split_ref(str(t.get("card")))
         to = t.get("to")
@@ -260,6 +272,7 @@ class AsPlayed:
             return  # a key card: see Resolving._follow_key_cards
         self.relocate(parts[0], parts[1], t.get("from"), to, t.get("position", "top"))
 
+    @undoes("move")
     def undo_move(self, o: Effect) -> None:
         parts = split_ref(str(o.get("card")))
         source, to = o.get("from"), o.get("to")
@@ -289,6 +302,7 @@ class AsPlayed:
             if a.character == ch.ref and a not in self.r.abilities:
                 self.r.abilities.append(a)
 
+    @does("discard")
     def do_discard(self, t: Effect) -> None:
         player = str(t.get("player"))
         if self.board(player) is None:
@@ -298,6 +312,7 @@ class AsPlayed:
             self.relocate(player, card, "hand", "graveyard")
         self.res.triggers += self.r.discarded(player, len(cards), self.res.req.id)
 
+    @undoes("discard")
     def undo_discard(self, o: Effect) -> None:
         player = str(o.get("player"))
         if self.board(player) is None:
@@ -309,6 +324,7 @@ class AsPlayed:
                              if (s.facts or {}).get("discarder") != player]
 
     # ------------------------------------------------------------------ characters
+    @does("enter")
     def do_enter(self, t: Effect) -> None:
         parts = split_ref(str(t.get("character")))
         if parts is None or parts[0] not in self.r.boards:
@@ -341,6 +357,7 @@ class AsPlayed:
         found = self.where(player, card) if card != UNKNOWN else None
         self.take(player, found or "hand", card)
 
+    @undoes("enter")
     def undo_enter(self, o: Effect) -> None:
         ref = str(o.get("character"))
         parts = split_ref(ref)
@@ -372,11 +389,13 @@ class AsPlayed:
     def _character(self, e: Effect) -> Character | None:
         return self.r.find(str(e.get("character")))
 
+    @does("charge")
     def do_charge(self, t: Effect) -> None:
         ch = self._character(t)
         if ch is not None:
             ch.state = "charge"
 
+    @does("drive")
     def do_drive(self, t: Effect) -> None:
         ch = self._character(t)
         if ch is not None:
@@ -389,15 +408,18 @@ class AsPlayed:
         was = self._was(ch)
         ch.state = was.state if was is not None else other
 
+    @undoes("charge")
     def undo_charge(self, o: Effect) -> None:
         self._state_back(o, "drive")
 
+    @undoes("drive")
     def undo_drive(self, o: Effect) -> None:
         self._state_back(o, "charge")
 
     def _was(self, ch: Character) -> Character | None:
         return next((c for c in self.before.boards[ch.owner].field if c.ref == ch.ref), None)
 
+    @does("size")
     def do_size(self, t: Effect) -> None:
         ch = self._character(t)
         delta = t.get("delta")
@@ -409,6 +431,7 @@ class AsPlayed:
             owner=req.controller, scope="this", timestamp=self.r.tick(), stat="size",
             op="add", amount=delta, character=ch.ref, until=str(t.get("until", "end_of_turn"))))
 
+    @undoes("size")
     def undo_size(self, o: Effect) -> None:
         ref = o.get("character")
         new = [a for a in self.r.abilities if a not in self.before.abilities
@@ -416,6 +439,7 @@ class AsPlayed:
         if new:
             self.r.abilities.remove(new[0])
 
+    @does("transform")
     def do_transform(self, t: Effect) -> None:
         ch = self._character(t)
         if ch is None:
@@ -432,6 +456,7 @@ class AsPlayed:
                                         timestamp=self.r.tick())
                               for c, e in zip(ch.cards, ch.entered, strict=False)]
 
+    @undoes("transform")
     def undo_transform(self, o: Effect) -> None:
         """The characters the rules made of it go; it is back as it was."""
         ref = str(o.get("character"))
@@ -450,11 +475,13 @@ class AsPlayed:
         b.field.insert(at, dataclasses.replace(was, cards=list(was.cards),
                                                entered=list(was.entered)))
 
+    @does("clear_designation")
     def do_clear_designation(self, t: Effect) -> None:
         ch = self._character(t)
         if ch is not None:
             self.res._clear_designation(ch, emit=False)
 
+    @undoes("clear_designation")
     def undo_clear_designation(self, o: Effect) -> None:
         for rid, (attackers, blockers) in self.before.designations.items():
             req = self.res.flow.requests.get(rid)
@@ -466,6 +493,7 @@ class AsPlayed:
                 req.data["blockers"] = {a: list(b) for a, b in blockers.items()}
 
     # ------------------------------------------------------------------ the rest
+    @does("flip")
     def do_flip(self, t: Effect) -> None:
         up = t.get("face") == "up"
         if t.get("zone") == "pack":
@@ -477,6 +505,7 @@ class AsPlayed:
         if found is not None and found[1].face_up != up:
             self.res._turn_trump(found[0], found[1], up)
 
+    @undoes("flip")
     def undo_flip(self, o: Effect) -> None:
         if o.get("zone") == "pack":
             b, was = self.board(o.get("player")), self.before.boards.get(str(o.get("player")))
@@ -493,11 +522,13 @@ class AsPlayed:
             trump.face_up = then.face_up
             trump.closed_turn = then.closed_turn
 
+    @does("shuffle")
     def do_shuffle(self, t: Effect) -> None:
         b = self.board(t.get("player"))
         if b is not None and b.deck is not None:
             b.deck = [UNKNOWN] * len(b.deck)
 
+    @undoes("shuffle")
     def undo_shuffle(self, o: Effect) -> None:
         """Not shuffled: the deck keeps its order, less the cards that left it."""
         player = str(o.get("player"))
@@ -508,24 +539,28 @@ class AsPlayed:
         if len(left) == len(b.deck):
             b.deck = left
 
+    @does("turn")
     def do_turn(self, t: Effect) -> None:
         """The turn the rules handed over is the named player's (before the requests that
         start it are made: the Charge is that player's)."""
         if self.turn_started and isinstance(t.get("player"), str):
             self.res.flow.turn_taken_by(t["player"])
 
+    @does("negate")
     def do_negate(self, t: Effect) -> None:
         target = self.res.flow.negate(str(t.get("request")))
         if target is not None and not target.data.get("virtual_keys"):
             for k in target.key_cards:
                 self.r.boards[target.controller].graveyard.append(card_of(k))
 
+    @does("change_target")
     def do_change_target(self, t: Effect) -> None:
         req = self.res.flow.requests.get(str(t.get("request")))
         if req is not None and req.targets and t.get("target") is not None:
             req.targets[0] = str(t["target"])
             self.r.mark_target(req)
 
+    @undoes("change_target")
     def undo_change_target(self, o: Effect) -> None:
         req = self.res.flow.requests.get(str(o.get("request")))
         if req is not None and req.id in self.before.targets:

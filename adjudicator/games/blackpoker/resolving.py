@@ -1,16 +1,18 @@
 """One resolution of a BlackPoker request: the action's steps carried out on a table.
 
-The steps of the lite actions are here; the steps of the other formats' actions are in
-mixins (:mod:`.steps_standard`, :mod:`.steps_master`, :mod:`.steps_extra`) that extend
-:class:`Resolving`. A step is a method ``step_<name>``, named in the edition data's
-``effect`` lists; the data is checked against these names when it is loaded
-(:mod:`.schema`).
+The steps of the lite actions are here; the steps of the other formats' and frames'
+actions are in the steps modules (``steps_*.py``: :mod:`.steps_standard`,
+:mod:`.steps_master`, :mod:`.steps_extra`, ...), each a mixin of :class:`Resolving`. A step
+is a method registered with ``@step("<name>")`` under the name the edition data's
+``effect`` lists use; the data is checked against the registered names when it is loaded
+(:mod:`.schema`), and the rules module loads every steps module of the package
+(:func:`.rules.resolution_class`), so a new frame's steps need no edit elsewhere.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from coreflow_judge.adjudicator.claims import compare
 from coreflow_judge.adjudicator.findings import Finding, finding
@@ -27,12 +29,30 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     split_ref,
 )
 from coreflow_judge.adjudicator.games.choices import choice_findings
+from coreflow_judge.adjudicator.games.common import Handlers
 from coreflow_judge.adjudicator.plan import Effect, PlanStep, ResolutionPlan
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
     from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
     from coreflow_judge.events.models import Resolve
+
+Step = Callable[[Any, dict[str, Any]], None]
+"""A step: a method of :class:`Resolving` or of a steps mixin, given the step's data (its
+entry of the action's ``effect``: ``{step: size, sign: 1}``)."""
+step: Handlers[Step] = Handlers("step")
+"""Every step the edition data may name, registered by ``@step("<name>")``."""
+step_mixins: list[type[Resolving]] = []
+"""The steps modules' mixins of :class:`Resolving`, registered by ``@step_mixin``."""
+M = TypeVar("M", bound="type[Resolving]")
+
+
+def step_mixin(cls: M) -> M:
+    """Registers a steps module's mixin: the judge's resolution combines every mixin
+    registered (:func:`.rules.resolution_class`), so each step finds the helpers of its own
+    mixin on ``self``."""
+    step_mixins.append(cls)
+    return cls
 
 
 class Resolving:
@@ -225,14 +245,15 @@ class Resolving:
                      f"{self.req.action.name}'s target was still legal: it does not fizzle.",
                      expected="resolved", actual="fizzled")
             return
+        steps = step.table
         if not self.planning:  # the judge: the same steps, no plan object to build
-            for step in self.a.get("effect", []):
-                getattr(self, "step_" + step["step"])(step)
+            for spec in self.a.get("effect", []):
+                steps[spec["step"]](self, spec)
             return
-        for step in self.a.get("effect", []):
+        for spec in self.a.get("effect", []):
             done, said = len(self.effects), len(self.why)
-            getattr(self, "step_" + step["step"])(step)
-            self.steps.append(PlanStep(step["step"], self.effects[done:],
+            steps[spec["step"]](self, spec)
+            self.steps.append(PlanStep(spec["step"], self.effects[done:],
                                        "; ".join(self.why[said:])))
 
     def plan(self) -> ResolutionPlan:
@@ -328,6 +349,7 @@ class Resolving:
         for ch in doomed:
             self._destroy(ch)
 
+    @step("enter_bulwark_from_hand")
     def step_enter_bulwark_from_hand(self, step: dict[str, Any]) -> None:
         """防壁設置: the hand card chosen (request choice ``card``) enters face down as a
         bulwark; with the hand empty, nothing enters (partial execution)."""
@@ -345,6 +367,7 @@ class Resolving:
         self.emit(op="enter", character=f"{player}:{card}", **{"as": "bulwark"},
                   cards=[f"{player}:{card}"])
 
+    @step("enter")
     def step_enter(self, step: dict[str, Any]) -> None:
         player = self.req.controller
         cards = [card_of(k) for k in self.req.key_cards]
@@ -357,6 +380,7 @@ class Resolving:
         self.key_dest = "field"
         self.emit(op="enter", character=ref, **{"as": step["as"]}, cards=list(self.req.key_cards))
 
+    @step("equip")
     def step_equip(self, step: dict[str, Any]) -> None:
         ch = self.target_char()
         if ch is None:
@@ -369,6 +393,7 @@ class Resolving:
         self.emit(op="enter", character=ch.ref, **{"as": "armed_soldier"},
                   cards=list(self.req.key_cards))
 
+    @step("charge_all")
     def step_charge_all(self, step: dict[str, Any]) -> None:
         tp = self.flow.turn_player
         if tp is None:
@@ -389,6 +414,7 @@ class Resolving:
             return
         self._charge(tp)
 
+    @step("draw")
     def step_draw(self, step: dict[str, Any]) -> None:
         player = self.req.controller
         b = self.r.boards[player]
@@ -421,6 +447,7 @@ class Resolving:
         self.emit(op="draw", player=player, amount=len(got),
                   cards=[f"{player}:{c}" for c in got])
 
+    @step("discard_to_hand_limit")
     def step_discard_to_hand_limit(self, step: dict[str, Any]) -> None:
         player = self.req.controller
         b = self.r.boards[player]
@@ -460,6 +487,7 @@ class Resolving:
             self.emit(op="move", card=f"{player}:{card}", **{"from": "hand"}, to="graveyard")
         self.triggers += self.r.discarded(player, len(chosen), self.req.id)
 
+    @step("fog_to_graveyard")
     def step_fog_to_graveyard(self, step: dict[str, Any]) -> None:
         b = self.r.boards[self.req.controller]
         for card in b.fog:
@@ -468,6 +496,7 @@ class Resolving:
                       to="graveyard")
         b.fog.clear()
 
+    @step("end_turn")
     def step_end_turn(self, step: dict[str, Any]) -> None:
         nxt = self.flow.next_player(self.flow.turn_player or self.req.controller)
         self.r.ended.clear()  # what ended in the last turn is no longer a likely mistake
@@ -476,6 +505,7 @@ class Resolving:
             self.flow.start_turn(nxt)
         self.emit(op="turn", player=nxt)
 
+    @step("designate_attackers")
     def step_designate_attackers(self, step: dict[str, Any]) -> None:
         player = self.req.controller
         attackers = [str(a) for a in self.choices.get("attackers", [])]
@@ -513,6 +543,7 @@ class Resolving:
                          "designated as an attacker.", actual=attackers)
         self.req.data["attackers"] = valid
 
+    @step("designate_blockers")
     def step_designate_blockers(self, step: dict[str, Any]) -> None:
         attack = self.flow.requests.get(self.req.source or "")
         attackers: list[str] = attack.data.get("attackers", []) if attack else []
@@ -556,6 +587,7 @@ class Resolving:
             blockers[att] = blockers.get(att, []) + [c.ref for c in chars]
         self.req.data["blockers"] = blockers
 
+    @step("damage_judgement")
     def step_damage_judgement(self, step: dict[str, Any]) -> None:
         block = self.flow.requests.get(self.req.source or "")
         attackers: list[str] = block.data.get("attackers", []) if block else []
@@ -753,6 +785,7 @@ class Resolving:
                 return card_of(str(d["card"]))
         return None
 
+    @step("size")
     def step_size(self, step: dict[str, Any]) -> None:
         ch = self.target_char()
         if ch is None:
@@ -772,6 +805,7 @@ class Resolving:
         if delta is not None:
             self.emit(op="size", character=ch.ref, delta=delta, until="end_of_turn")
 
+    @step("destroy_if_size_not_positive")
     def step_destroy_if_size_not_positive(self, step: dict[str, Any]) -> None:
         ch = self.target_char()
         if ch is None:
@@ -788,9 +822,11 @@ class Resolving:
         elif step.get("else_key_to_fog"):
             self.key_dest = "fog"
 
+    @step("key_to_fog")
     def step_key_to_fog(self, step: dict[str, Any]) -> None:
         self.key_dest = "fog"
 
+    @step("twist")
     def step_twist(self, step: dict[str, Any]) -> None:
         ch = self.target_char()
         if ch is None:
@@ -808,6 +844,7 @@ class Resolving:
         ch.state = state
         self.emit(op=state, character=ch.ref)
 
+    @step("counter")
     def step_counter(self, step: dict[str, Any]) -> None:
         target = self.flow.requests.get(self.req.targets[0]) if self.req.targets else None
         if target is None:
@@ -830,11 +867,13 @@ class Resolving:
                 return
         self._negate_request(target.id)
 
+    @step("destroy_target")
     def step_destroy_target(self, step: dict[str, Any]) -> None:
         ch = self.target_char()
         if ch is not None:
             self._destroy(ch)
 
+    @step("damage_target")
     def step_damage_target(self, step: dict[str, Any]) -> None:
         if not self.req.targets or self.req.targets[0] not in self.r.boards:
             return  # no player named: reported when requested (legality.target-invalid)
@@ -855,6 +894,7 @@ class Resolving:
             return
         self._damage(player, n)
 
+    @step("search")
     def step_search(self, step: dict[str, Any]) -> None:
         player = self.req.controller
         b = self.r.boards[player]
@@ -891,6 +931,7 @@ class Resolving:
         self.emit(op="move", card=f"{player}:{card}", **{"from": "deck"}, to="hand")
         self._shuffle(player)
 
+    @step("dig")
     def step_dig(self, step: dict[str, Any]) -> None:
         """世代交代: mill until a Joker/A/J/Q/K appears; that card goes to hand."""
         player = self.req.controller

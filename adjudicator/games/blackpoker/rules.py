@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib
 import itertools
-from collections.abc import Mapping, Sequence
+import pkgutil
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from coreflow_judge.adjudicator.findings import Finding, finding
@@ -35,6 +37,7 @@ from coreflow_judge.adjudicator.game import (
     GameResult,
     Resolution,
     RulesHooks,
+    Sight,
     TriggerSpec,
     UnsupportedRules,
 )
@@ -60,14 +63,8 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
 )
 from coreflow_judge.adjudicator.games.blackpoker.frames import FrameRules
 from coreflow_judge.adjudicator.games.blackpoker.lines import Preset, setup_of
-from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
-from coreflow_judge.adjudicator.games.blackpoker.steps_extra import ExtraSteps
-from coreflow_judge.adjudicator.games.blackpoker.steps_extra_characters import (
-    ExtraCharacterSteps,
-)
-from coreflow_judge.adjudicator.games.blackpoker.steps_frames import FrameSteps
-from coreflow_judge.adjudicator.games.blackpoker.steps_master import MasterSteps
-from coreflow_judge.adjudicator.games.blackpoker.steps_standard import StandardSteps
+from coreflow_judge.adjudicator.games.blackpoker.options import request_options
+from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving, step, step_mixins
 from coreflow_judge.adjudicator.games.blackpoker.trumps import TrumpRules
 from coreflow_judge.adjudicator.games.choices import choice_findings, readable
 from coreflow_judge.adjudicator.games.common import deck_out, load_edition_data, unknown_decks
@@ -83,12 +80,30 @@ EDITIONS = ("6.1", "9.0")
 SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
-class _Resolving(FrameSteps, ExtraCharacterSteps, ExtraSteps, MasterSteps, StandardSteps,
-                 Resolving):
-    """A resolution that knows the steps of every format's actions."""
+def resolution_class() -> type[Resolving]:
+    """A resolution that knows every step: each steps module of this package
+    (``steps_*.py``) is imported, registering its steps (``@step``) and its mixin of
+    :class:`Resolving` (``@step_mixin``), and the class returned combines the mixins (those
+    another one does not already extend). A new format's or frame's steps module is found
+    here by its file name; nothing else names it."""
+    package = __name__.rpartition(".")[0]
+    for module in pkgutil.iter_modules(importlib.import_module(package).__path__):
+        if module.name.startswith("steps_"):
+            importlib.import_module(f"{package}.{module.name}")
+    seen: dict[str, type[Resolving]] = {}
+    for m in step_mixins:  # one name, one meaning: no mixin hides another's method
+        for name in vars(m):
+            if not name.startswith("__") and seen.setdefault(name, m) is not m:
+                raise TypeError(f"{m.__qualname__}.{name} is also "
+                                f"{seen[name].__qualname__}.{name}")
+    leaves = tuple(m for m in step_mixins
+                   if not any(o is not m and issubclass(o, m) for o in step_mixins))
+    return type("AnyResolving", leaves or (Resolving,),
+                {"__doc__": "A resolution with every step.", "__module__": __name__})
 
 
-STEPS = frozenset(name[len("step_"):] for name in dir(_Resolving) if name.startswith("step_"))
+_Resolving = resolution_class()
+STEPS = step.names()
 """Every step the edition data may name in an action's ``effect``."""
 
 
@@ -1071,6 +1086,25 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             ch = self.find(req.targets[0])
             return ch is not None and ch.timestamp != req.data["target_stamp"]
         return why is not None
+
+    def asks_on_resolve(self, flow: CoreFlow, req: Req) -> bool:
+        """The choices the action makes while it resolves (``choices_on_resolve``), less
+        End's discard (bp6.2: discard down to the hand limit) while the hand is not over
+        the limit: the step then discards nothing, and nothing is chosen."""
+        asked = set(req.action.data.get("choices_on_resolve") or {})
+        steps = {s.get("step") for s in req.action.data.get("effect") or []}
+        if "discard" in asked and "discard_to_hand_limit" in steps:
+            board = self.boards.get(req.controller)
+            count = board.hand_count if board is not None else None
+            if count is not None and count <= int(self.pol["hand_limit"]):
+                asked.discard("discard")
+        return bool(asked)
+
+    def request_options(self, flow: CoreFlow, player: str, action: ActionDef, sees: Sight
+                        ) -> Iterator[Request] | None:
+        """The requests of ``action`` that ``player`` could make now, for the judge to
+        check (:func:`.options.request_options`)."""
+        return request_options(self, flow, player, action, sees)
 
     def mark_target(self, req: Req) -> None:
         """Remember which character a request targets (its timestamp), so that a new

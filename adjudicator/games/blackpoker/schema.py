@@ -1,241 +1,418 @@
-"""The vocabulary the BlackPoker edition data may use, checked when the data is loaded.
+"""The vocabulary the BlackPoker edition data may use: a pydantic model, checked when the
+data is loaded.
 
 The rules module carries out whatever the data says, so the data is checked against what
-the code knows before any game is judged: every step an action's effect names, every cost
-letter, target kind, key-card pattern, timing, format, character ability, trigger
-condition and choice shape (``choices``, ``choices_on_resolve``: :mod:`..choices`). A typo
-in the data is an :class:`EditionDataError` naming the file and the key
-(``edition-9.0.yaml: actions.up.effect[0].step: 'sise' is not a step ...``), never a
-surprise in play.
+the code knows before any game is judged: every step an action's effect names (the steps
+registered with ``@step``), every cost letter, target kind, key-card pattern, timing,
+format, frame, character ability, trigger condition and choice shape (``choices``,
+``choices_on_resolve``: :mod:`..choices`), and every name one entry gives of another (an
+action a trump grants, the character a trump is). A typo in the data is an
+:class:`EditionDataError` naming the file and the key
+(``edition-9.0.yaml: actions.up.effect[0].step: 'sise' is not a step (known: ...)``),
+never a surprise in play.
+
+The model only checks: the rules module reads the data as loaded (plain mappings), so
+what is judged is exactly what the files say.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from types import UnionType
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
 from coreflow_judge.adjudicator.games.blackpoker.abilities import OPS, SCOPES, STATS
 from coreflow_judge.adjudicator.games.blackpoker.cards import parse_card
 from coreflow_judge.adjudicator.games.choices import check_declarations
 from coreflow_judge.adjudicator.games.common import EditionDataError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
-TOP = frozenset({"edition", "deck_zone", "formats", "policy", "characters", "actions",
-                 "triggers", "trumps", "trumps_in", "labels_ja", "frames", "_files"})
-FRAME_KEYS = frozenset({"name_ja", "recommended_formats", "deck", "setup", "judged",
-                        "not_judged_yet"})
-ACTION_KEYS = frozenset({
-    "name", "name_ja", "direct", "speed", "timing", "cost", "once_per_turn", "key", "target",
-    "effect", "choices", "choices_on_resolve", "controller", "formats", "type", "flags",
-    "alt_cost", "originated", "frames", "condition",
-})
-CONDITIONS = frozenset({"pack_unopened", "life_at_most"})
-"""The conditions on requesting an action the rules check (frames.py)."""
-SPEEDS = frozenset({"instant", "normal"})
-TIMINGS = frozenset({"main", "quick"})
-COST_LETTERS = frozenset("BLDSC")
-TYPES = frozenset({"summon", "turn", "combat", "quick_magic", "normal_magic", "magic",
-                   "triggered", "trump", "pack", "rare"})
-CONTROLLERS = frozenset({"turn_player", "requester_of_source", "owner"})
-TARGET_KINDS = frozenset({"player", "request", "character", "soldier", "bulwark", "trump"})
-TARGET_KEYS = frozenset({"kind", "owner", "relation", "key_card_count", "same_suit_as_key",
-                         "action", "not_self", "immune_flag", "has_target", "contains",
-                         "face_up", "state"})
-TARGET_STATES = frozenset({"charge", "drive"})
-KEY_KEYS = frozenset({"cards", "same_suit", "same_rank", "rank_set", "count", "from"})
-PATTERN_KEYS = frozenset({"suits", "ranks", "joker", "any"})
-SUITS = frozenset("SHDC")
-FLAGS = frozenset({"counter_immune", "only_when_not_turn_player",
-                   "resolve_before_cost_triggers", "change_target_immune"})
-CHARACTER_KEYS = frozenset({"name_ja", "kind", "size", "haste", "next_generation", "abilities",
-                            "formats", "labels", "immune", "number", "suits", "untargetable",
-                            "regenerates", "grants", "triggers", "must_attack",
-                            "bulwark_proof"})
-GRANT_KEYS = frozenset({"action", "free", "virtual_keys", "needs_empty_stage"})
-TRUMP_KEYS = frozenset({"name", "grants", "triggers", "originator", "rule", "character"})
-TRUMP_RULES = frozenset({"revolution", "fortress", "loss", "no_charge"})
-ABILITY_EVENTS = frozenset({"own_end", "opponent_discards", "enabled", "unblocked_attacker",
-                            "blocking_bulwark_lost", "field_to_graveyard"})
-ORIGINATOR_KEYS = frozenset({"suits", "kind"})
-CHARACTER_KINDS = frozenset({"soldier", "bulwark"})
-SIZE_RULES = frozenset({"printed", "sum", "none", "fixed"})
-ABILITY_KEYS = frozenset({"name", "scope", "stat", "op", "amount", "letters", "applies"})
-APPLIES_KEYS = frozenset({"kind", "type", "timing"})
-TRIGGER_EVENTS = frozenset({"field_to_graveyard"})
-TRIGGER_KEYS = frozenset({"action", "after", "event", "if", "formats"})
-TRIGGER_IFS = frozenset({"attackers"})
+COST_LETTERS = "BLDSC"
+"""$B (a bulwark), $L (the top of the life/deck), $D (a hand card), $S (a character), $C."""
 
 
-def check(data: Mapping[str, Any], steps: Iterable[str]) -> None:
-    """Raise :class:`EditionDataError` at the first thing in ``data`` the code does not
-    know. ``steps``: the step names the resolution carries out."""
-    steps = frozenset(steps)
-    files: Mapping[str, str] = data.get("_files", {})
-    main = f"edition-{data.get('edition')}.yaml"
+def _problem(kind: str, message: str, at: str | None = None) -> PydanticCustomError:
+    """A problem this module words itself; ``at``: where below the value checked."""
+    return PydanticCustomError(kind, "{message}", {"message": message} |
+                               ({"at": at} if at is not None else {}))
 
-    def fail(section: str, key: str, where: str, problem: str) -> None:
-        raise EditionDataError(files.get(f"{section}.{key}", main),
-                               f"{section}.{key}{where}", problem)
 
-    def unknown(section: str, key: str, where: str, got: Iterable[str],
-                known: frozenset[str], what: str) -> None:
-        for g in got:
-            if g not in known:
-                fail(section, key, where, f"{g!r} is not {what} (known: "
-                     f"{', '.join(sorted(known))})")
+def _named(kind: str, what: str) -> Callable[[str, ValidationInfo], str]:
+    """A name the data gives of another entry (an action, a format, ...): known to this
+    edition. ``kind``: the context's set of names (:func:`check` builds it)."""
+    def known(name: str, info: ValidationInfo) -> str:
+        names: frozenset[str] = (info.context or {}).get(kind, frozenset())
+        if name not in names:
+            raise _problem("unknown_name",
+                           f"{name!r} is not {what} (known: {', '.join(sorted(names))})")
+        return name
+    return known
 
-    for k in data:
-        if k not in TOP:
-            raise EditionDataError(main, str(k), "not a section of the edition data")
-    formats = data.get("formats")
-    if not isinstance(formats, list) or not formats:
-        raise EditionDataError(main, "formats", "the edition's formats must be a list")
-    fset = frozenset(formats)
-    chars = data.get("characters", {})
-    actions = data.get("actions", {})
-    frames = data.get("frames") or {}
-    for fid, f in frames.items():
-        unknown("frames", fid, "", f, FRAME_KEYS, "a frame field")
-        unknown("frames", fid, ".recommended_formats", f.get("recommended_formats", []),
-                fset, "a format")
-        for aid in f.get("not_judged_yet") or {}:  # a frame action the judge lacks yet
-            if aid in actions and fid in actions[aid].get("frames", [fid]):
-                fail("frames", fid, f".not_judged_yet.{aid}", "the action is judged: it "
-                     "is in the actions")
-    where = data.get("trumps_in") or {}
-    if where:
-        unknown("trumps_in", "formats", "", where.get("formats", []), fset, "a format")
-        unknown("trumps_in", "frames", "", where.get("frames", []), frozenset(frames),
-                "a frame of this edition")
-    for aid, a in (data.get("actions") or {}).items():
-        unknown("actions", aid, ".frames", a.get("frames", []), frozenset(frames),
-                "a frame of this edition")
-    for cid, c in chars.items():
-        unknown("characters", cid, "", c, CHARACTER_KEYS, "a character field")
-        unknown("characters", cid, ".kind", [c.get("kind")], CHARACTER_KINDS, "a kind")
-        unknown("characters", cid, ".size", [c.get("size")], SIZE_RULES, "a size rule")
-        unknown("characters", cid, ".formats", c.get("formats", []), fset, "a format")
-        for i, ab in enumerate(c.get("abilities", [])):
-            where = f".abilities[{i}]"
-            unknown("characters", cid, where, ab, ABILITY_KEYS, "an ability field")
-            unknown("characters", cid, where + ".scope", [ab.get("scope")],
-                    frozenset(SCOPES), "a scope")
-            unknown("characters", cid, where + ".stat", [ab.get("stat")],
-                    frozenset(STATS), "a stat")
-            unknown("characters", cid, where + ".op", [ab.get("op")], frozenset(OPS),
-                    "an op")
-            unknown("characters", cid, where + ".applies", ab.get("applies", {}),
-                    APPLIES_KEYS, "an applies field")
-            if not ab.get("name"):
-                fail("characters", cid, where + ".name", "an ability needs its name")
-    aset = frozenset(actions)
 
-    def ability_triggers(section: str, key: str, triggers: Any) -> None:
-        for i, t in enumerate(triggers or []):
-            where = f".triggers[{i}]"
-            unknown(section, key, where, t, frozenset({"event", "action"}), "a trigger field")
-            unknown(section, key, where + ".event", [t.get("event")], ABILITY_EVENTS,
-                    "an ability's trigger event")
-            unknown(section, key, where + ".action", [t.get("action")], aset,
-                    "an action of this edition")
+def _one_of(values: tuple[str, ...], what: str) -> Callable[[str], str]:
+    def known(value: str) -> str:
+        if value not in values:
+            raise _problem("unknown_name",
+                           f"{value!r} is not {what} (known: {', '.join(values)})")
+        return value
+    return known
 
-    for cid, c in chars.items():
-        if c.get("size") == "fixed" and not isinstance(c.get("number"), int):
-            fail("characters", cid, ".number", "a fixed size needs its number")
-        unknown("characters", cid, ".suits", c.get("suits", []), SUITS, "a suit")
-        unknown("characters", cid, ".immune", c.get("immune", []), aset,
-                "an action of this edition")
-        for i, g in enumerate(c.get("grants", [])):
-            unknown("characters", cid, f".grants[{i}]", g, GRANT_KEYS, "a grant field")
-            unknown("characters", cid, f".grants[{i}].action", [g.get("action")], aset,
-                    "an action of this edition")
-        ability_triggers("characters", cid, c.get("triggers"))
-    for card, t in (data.get("trumps") or {}).items():
-        if parse_card(str(card)) is None:
-            fail("trumps", str(card), "", "not a card")
-        unknown("trumps", card, "", t, TRUMP_KEYS, "a trump field")
-        unknown("trumps", card, ".grants", t.get("grants", []), aset,
-                "an action of this edition")
-        unknown("trumps", card, ".rule", [t["rule"]] if "rule" in t else [], TRUMP_RULES,
-                "a rule a trump changes")
-        origin = t.get("originator") or {}
-        unknown("trumps", card, ".originator", origin, ORIGINATOR_KEYS, "an originator field")
-        unknown("trumps", card, ".originator.suits", origin.get("suits", []), SUITS, "a suit")
-        unknown("trumps", card, ".originator.kind", [origin["kind"]] if "kind" in origin
-                else [], CHARACTER_KINDS, "a kind of character")
-        if "character" in t:
-            unknown("trumps", card, ".character", [t["character"]], frozenset(chars),
-                    "a character of this edition")
-        ability_triggers("trumps", card, t.get("triggers"))
-    for aid, a in actions.items():
-        unknown("actions", aid, "", a, ACTION_KEYS, "an action field")
-        if not isinstance(a.get("name"), str):
-            fail("actions", aid, ".name", "an action needs its name")
-        unknown("actions", aid, ".speed", [a.get("speed")], SPEEDS, "a speed")
-        unknown("actions", aid, ".timing", [a.get("timing")], TIMINGS, "a timing")
-        unknown("actions", aid, ".formats", a.get("formats", []), fset, "a format")
-        unknown("actions", aid, ".cost", str(a.get("cost") or ""), COST_LETTERS,
-                "a cost letter")
-        unknown("actions", aid, ".alt_cost", str((a.get("alt_cost") or {}).get("cost", "")),
-                COST_LETTERS, "a cost letter")
-        if "type" in a:
-            unknown("actions", aid, ".type", [a["type"]], TYPES, "an action type")
-        if "controller" in a:
-            unknown("actions", aid, ".controller", [a["controller"]], CONTROLLERS,
-                    "a controller")
-        unknown("actions", aid, ".flags", a.get("flags", {}), FLAGS, "a flag")
-        for field in ("choices", "choices_on_resolve"):
-            problem = check_declarations(a.get(field))
-            if problem is not None:  # each choice named with its shape (choices.py)
-                fail("actions", aid, f".{field}", problem)
-        unknown("actions", aid, ".condition", a.get("condition", {}), CONDITIONS,
-                "a condition")
-        key = a.get("key")
-        if key is not None:
-            unknown("actions", aid, ".key", key, KEY_KEYS, "a key-card field")
-            if key.get("from", "rare") != "rare":
-                fail("actions", aid, ".key.from", f"{key['from']!r} is not a zone key cards "
-                     "come from (known: rare; none: the hand)")
-            for i, p in enumerate(key.get("cards", [])):
-                unknown("actions", aid, f".key.cards[{i}]", p, PATTERN_KEYS,
-                        "a key-card pattern field")
-                unknown("actions", aid, f".key.cards[{i}].suits", p.get("suits", []), SUITS,
-                        "a suit")
-                lo, hi = p.get("ranks", [0, 13])
-                if not 0 <= lo <= hi <= 13:
-                    fail("actions", aid, f".key.cards[{i}].ranks", f"{[lo, hi]} is not a "
-                         "rank range within 0-13")
-        target = a.get("target")
-        if target is not None:
-            unknown("actions", aid, ".target", target, TARGET_KEYS, "a target field")
-            unknown("actions", aid, ".target.kind", [target.get("kind")], TARGET_KINDS,
-                    "a target kind")
-            if "action" in target:
-                unknown("actions", aid, ".target.action", [target["action"]],
-                        frozenset(actions), "an action of this edition")
-            if "state" in target:
-                unknown("actions", aid, ".target.state", [target["state"]], TARGET_STATES,
-                        "a character's state")
-        effect = a.get("effect")
-        if not isinstance(effect, list):
-            fail("actions", aid, ".effect", "an action's effect is a list of steps")
-            continue
-        for i, st in enumerate(effect):
-            unknown("actions", aid, f".effect[{i}].step", [st.get("step")], steps, "a step")
-            if "card" in st:  # a card pattern the step reads (蘇生, 修繕)
-                unknown("actions", aid, f".effect[{i}].card", st["card"], PATTERN_KEYS,
-                        "a card-pattern field")
-    for i, t in enumerate(data.get("triggers", [])):
-        where = f"[{i}]"
-        unknown("triggers", "", where, t, TRIGGER_KEYS, "a trigger field")
-        unknown("triggers", "", where + ".action", [t.get("action")], frozenset(actions),
-                "an action of this edition")
-        if "after" in t:
-            unknown("triggers", "", where + ".after", [t["after"]], frozenset(actions),
-                    "an action of this edition")
-        elif "event" in t:
-            unknown("triggers", "", where + ".event", [t["event"]], TRIGGER_EVENTS,
-                    "a trigger event")
+
+ActionRef = Annotated[str, AfterValidator(_named("actions", "an action of this edition"))]
+FormatRef = Annotated[str, AfterValidator(_named("formats", "a format of this edition"))]
+FrameRef = Annotated[str, AfterValidator(_named("frames", "a frame of this edition"))]
+CharacterRef = Annotated[str, AfterValidator(
+    _named("characters", "a character of this edition"))]
+StepRef = Annotated[str, AfterValidator(_named("steps", "a step"))]
+Suit = Literal["S", "H", "D", "C"]
+CharacterKind = Literal["soldier", "bulwark"]
+
+
+def _cost(letters: str) -> str:
+    for letter in letters:
+        if letter not in COST_LETTERS:
+            raise _problem("cost_letter", f"{letter!r} is not a cost letter (known: "
+                           f"{', '.join(sorted(COST_LETTERS))})")
+    return letters
+
+
+Cost = Annotated[str, AfterValidator(_cost)]
+
+
+def _choices(declared: dict[str, Any]) -> dict[str, Any]:
+    problem = check_declarations(declared)  # each choice named with its shape (choices.py)
+    if problem is not None:
+        raise _problem("choice_shape", problem)
+    return declared
+
+
+Choices = Annotated[dict[str, Any], AfterValidator(_choices)]
+
+
+class Entry(BaseModel):
+    """An entry of the data: its fields are those below, and no other."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+    what: ClassVar[str] = "a field"
+    """How an unknown field's message names this kind of entry's fields."""
+
+
+class Pattern(Entry):
+    """A card pattern (a key card, a card a step reads): suits, ranks, a Joker, any card."""
+
+    what = "a card-pattern field"
+    suits: list[Suit] = []
+    ranks: list[int] = [0, 13]
+    joker: bool = False
+    any: bool = False
+
+    @model_validator(mode="after")
+    def _rank_range(self) -> Pattern:
+        if len(self.ranks) != 2 or not 0 <= self.ranks[0] <= self.ranks[1] <= 13:
+            raise _problem("rank_range", f"{self.ranks} is not a rank range within 0-13",
+                           at="ranks")
+        return self
+
+
+class Key(Entry):
+    what = "a key-card field"
+    cards: list[Pattern] = []
+    same_suit: bool = False
+    same_rank: bool = False
+    rank_set: list[int] = []
+    count: int | None = None
+    from_: Literal["rare"] | None = Field(None, alias="from")
+    """Where the key cards come from: the rare card zone (none: the hand)."""
+
+
+class Target(Entry):
+    what = "a target field"
+    kind: Literal["player", "request", "character", "soldier", "bulwark", "trump"]
+    owner: Literal["any", "self"] | None = None
+    relation: Literal["opponent"] | None = None
+    key_card_count: list[int] | None = None
+    """The number of key cards the targeted request has: [least, most]."""
+    same_suit_as_key: bool = False
+    action: ActionRef | None = None
+    not_self: bool = False
+    immune_flag: str | None = None
+    has_target: bool = False
+    contains: Pattern | None = None
+    face_up: bool = False
+    state: Literal["charge", "drive"] | None = None
+
+
+class StepSpec(BaseModel):
+    """One step of an action's effect: its name and the parameters it reads."""
+
+    model_config = ConfigDict(extra="allow", strict=True, defer_build=True)
+    step: StepRef
+    card: Pattern | None = None
+    """A card pattern the step reads (蘇生, 修繕)."""
+
+
+class AltCost(Entry):
+    what = "an alternative-cost field"
+    cost: Cost
+    timing: Literal["main", "quick"] | None = None
+
+
+class Action(Entry):
+    what = "an action field"
+    name: str
+    name_ja: str = ""
+    type: Literal["summon", "turn", "combat", "quick_magic", "normal_magic", "magic",
+                  "triggered", "trump", "pack", "rare"] | None = None
+    direct: bool
+    speed: Literal["instant", "normal"]
+    timing: Literal["main", "quick"]
+    cost: Cost = ""
+    alt_cost: AltCost | None = None
+    once_per_turn: bool = False
+    key: Key | None = None
+    target: Target | None = None
+    effect: list[StepSpec]
+    choices: Choices | None = None
+    choices_on_resolve: Choices | None = None
+    controller: Literal["turn_player", "requester_of_source", "owner"] | None = None
+    formats: list[FormatRef] | None = None
+    frames: list[FrameRef] | None = None
+    flags: dict[Literal["counter_immune", "only_when_not_turn_player",
+                        "resolve_before_cost_triggers", "change_target_immune"],
+                bool] = {}
+    originated: bool = False
+    condition: dict[Literal["pack_unopened", "life_at_most"], Any] = {}
+    """The conditions on requesting the action the rules check (frames.py)."""
+
+
+class Ability(Entry):
+    """A character's static ability (:mod:`.abilities`: the scopes, stats and ops)."""
+
+    what = "an ability field"
+    name: Annotated[str, Field(min_length=1)]
+    scope: Annotated[str, AfterValidator(_one_of(SCOPES, "a scope"))]
+    stat: Annotated[str, AfterValidator(_one_of(STATS, "a stat"))]
+    op: Annotated[str, AfterValidator(_one_of(OPS, "an op"))]
+    amount: int | None = None
+    letters: str = ""
+    applies: dict[Literal["kind", "type", "timing"], Any] = {}
+
+
+class Grant(Entry):
+    what = "a grant field"
+    action: ActionRef
+    free: bool = False
+    virtual_keys: list[str] = []
+    needs_empty_stage: bool = False
+
+
+class AbilityTrigger(Entry):
+    what = "a trigger field"
+    event: Literal["own_end", "opponent_discards", "enabled", "unblocked_attacker",
+                   "blocking_bulwark_lost", "field_to_graveyard"]
+    action: ActionRef
+
+
+class Character(Entry):
+    what = "a character field"
+    name_ja: str = ""
+    kind: CharacterKind
+    size: Literal["printed", "sum", "none", "fixed"]
+    number: int | None = None
+    haste: bool | Literal["if_ace"] = False
+    next_generation: bool = False
+    abilities: list[Ability] = []
+    formats: list[FormatRef] | None = None
+    labels: list[str] = []
+    immune: list[ActionRef] = []
+    suits: list[Suit] = []
+    untargetable: bool = False
+    regenerates: str | None = None
+    grants: list[Grant] = []
+    triggers: list[AbilityTrigger] = []
+    must_attack: bool = False
+    bulwark_proof: bool = False
+
+    @model_validator(mode="after")
+    def _fixed_number(self) -> Character:
+        if self.size == "fixed" and self.number is None:
+            raise _problem("fixed_size", "a fixed size needs its number", at="number")
+        return self
+
+
+class Originator(Entry):
+    what = "an originator field"
+    suits: list[Suit] = []
+    kind: CharacterKind | None = None
+
+
+class Trump(Entry):
+    what = "a trump field"
+    name: str = ""
+    grants: list[ActionRef] = []
+    triggers: list[AbilityTrigger] = []
+    originator: Originator | None = None
+    rule: Literal["revolution", "fortress", "loss", "no_charge"] | None = None
+    """A rule the trump changes while face up."""
+    character: CharacterRef | None = None
+
+
+class Trigger(Entry):
+    """A request the rules start: ``after`` an action resolved, or on an ``event``."""
+
+    what = "a trigger field"
+    action: ActionRef
+    after: ActionRef | None = None
+    event: Literal["field_to_graveyard"] | None = None
+    if_: Literal["attackers"] | None = Field(None, alias="if")
+    formats: list[FormatRef] | None = None
+
+    @model_validator(mode="after")
+    def _when(self) -> Trigger:
+        if self.after is None and self.event is None:
+            raise _problem("trigger_when", "a trigger needs `after` (an action) or `event`")
+        return self
+
+
+class Frame(Entry):
+    what = "a frame field"
+    name_ja: str = ""
+    recommended_formats: list[FormatRef] = []
+    deck: dict[str, Any] = {}
+    setup: dict[str, Any] = {}
+    judged: bool = True
+    not_judged_yet: dict[str, str] | None = None
+    """A judged frame's actions and trump abilities the judge lacks yet: id -> why."""
+
+
+class TrumpsIn(Entry):
+    what = "a trumps_in field"
+    formats: list[FormatRef] = []
+    frames: list[FrameRef] = []
+
+
+def _trump_cards(trumps: dict[str, Trump]) -> dict[str, Trump]:
+    for card in trumps:
+        if parse_card(card) is None:
+            raise _problem("not_a_card", f"{card!r} is not a card", at=card)
+    return trumps
+
+
+def _not_judged_yet(frames: dict[str, Frame], info: ValidationInfo) -> dict[str, Frame]:
+    """A frame action the judge lacks yet is not in the actions of that frame."""
+    in_frames: Mapping[str, list[str] | None] = (info.context or {}).get("action_frames", {})
+    for fid, frame in frames.items():
+        for aid in frame.not_judged_yet or {}:
+            if aid in in_frames and fid in (in_frames[aid] or [fid]):
+                raise _problem("judged", "the action is judged: it is in the actions",
+                               at=f"{fid}.not_judged_yet.{aid}")
+    return frames
+
+
+class Edition(Entry):
+    """One edition's data, its parts merged (:func:`~..common.load_edition_data`)."""
+
+    what = "a section of the edition data"
+    edition: str
+    formats: Annotated[list[str], Field(min_length=1)]
+    deck_zone: Literal["deck", "life"]
+    policy: dict[str, Any]
+    characters: dict[str, Character] = {}
+    actions: dict[str, Action] = {}
+    triggers: list[Trigger] = []
+    trumps: Annotated[dict[str, Trump], AfterValidator(_trump_cards)] = {}
+    trumps_in: TrumpsIn | None = None
+    labels_ja: dict[str, str] = {}
+    frames: Annotated[dict[str, Frame], AfterValidator(_not_judged_yet)] = {}
+    files: dict[str, str] = Field({}, alias="_files")
+    """Which file defined each ``section.key`` (for errors that name the file)."""
+
+
+OUR_PROBLEMS = frozenset({"unknown_name", "cost_letter", "choice_shape", "rank_range",
+                          "fixed_size", "not_a_card", "judged", "trigger_when"})
+"""The problems this module words itself (the rest are pydantic's)."""
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    """``("actions", "up", "effect", 0, "step")`` -> ``actions.up.effect[0].step``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
+    return out
+
+
+def _entry_at(loc: tuple[int | str, ...]) -> type[Entry] | None:
+    """The kind of entry at ``loc`` in the data (``("actions", "up")``: an :class:`Action`),
+    read from the models' field types."""
+    tp: Any = Edition
+    for part in loc:
+        while get_origin(tp) in (Annotated, Union, UnionType):  # a checked X, X | None
+            tp = next(a for a in get_args(tp) if a is not type(None))
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            field = next((f for name, f in tp.model_fields.items()
+                          if (f.alias or name) == part), None)
+            if field is None:
+                return None
+            tp = field.annotation
+        elif get_origin(tp) in (list, dict):  # an item of a list, a value of a mapping
+            tp = get_args(tp)[-1]
         else:
-            fail("triggers", "", where, "a trigger needs `after` (an action) or `event`")
-        if "if" in t:
-            unknown("triggers", "", where + ".if", [t["if"]], TRIGGER_IFS, "a condition")
+            return None
+    while get_origin(tp) in (Annotated, Union, UnionType):
+        tp = next(a for a in get_args(tp) if a is not type(None))
+    return tp if isinstance(tp, type) and issubclass(tp, Entry) else None
+
+
+def _problem_of(error: Any) -> tuple[tuple[int | str, ...], str]:
+    """Where a pydantic error is in the data, and what is wrong there, in a data author's
+    words."""
+    ctx = error.get("ctx") or {}
+    loc = tuple(error["loc"]) + tuple(str(ctx["at"]).split(".") if "at" in ctx else ())
+    if loc[-1:] == ("[key]",):  # a mapping's key refused: named at the mapping
+        loc = loc[:-2]
+    if error["type"] in OUR_PROBLEMS:
+        return loc, error["msg"]
+    if error["type"] == "extra_forbidden":
+        entry = _entry_at(loc[:-1])
+        what, known = ("a field", "") if entry is None else (entry.what, ", ".join(sorted(
+            f.alias or name for name, f in entry.model_fields.items())))
+        if len(loc) == 1:  # a section: named by itself
+            return loc, f"not {what} (known: {known})"
+        return loc[:-1], f"{loc[-1]!r} is not {what}" + (f" (known: {known})" if known else "")
+    if error["type"] == "missing":
+        return loc, "required, and not given"
+    got = repr(error.get("input"))  # pydantic's own words, after the value it refused
+    return loc, f"{got if len(got) <= 60 else got[:57] + '...'}: {error['msg']}"
+
+
+def check(data: Mapping[str, Any], steps: frozenset[str]) -> None:
+    """Raise :class:`EditionDataError` at the first thing in ``data`` the code does not
+    know, naming the file that defines it and its key. ``steps``: the step names the
+    resolution carries out."""
+    files: Mapping[str, str] = data.get("_files") or {}
+    main = f"edition-{data.get('edition')}.yaml"
+    actions = data.get("actions") or {}
+    context = {
+        "steps": steps,
+        "actions": frozenset(actions),
+        "formats": frozenset(data.get("formats") or ()),
+        "frames": frozenset(data.get("frames") or ()),
+        "characters": frozenset(data.get("characters") or ()),
+        "action_frames": {aid: a.get("frames") for aid, a in actions.items()
+                          if isinstance(a, Mapping)},
+    }
+    try:
+        Edition.model_validate(data, context=context)
+    except ValidationError as exc:
+        loc, problem = _problem_of(exc.errors(include_url=False)[0])
+        raise EditionDataError(files.get(".".join(str(p) for p in loc[:2]), main),
+                               _where(loc), problem) from None

@@ -21,7 +21,7 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     parse_card,
     split_ref,
 )
-from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
+from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving, step, step_mixin
 
 
 def strategist_may_negate(x: int | None, key_cards: list[str]) -> bool:
@@ -32,6 +32,7 @@ def strategist_may_negate(x: int | None, key_cards: list[str]) -> bool:
     return len(key_cards) == 1 and x is not None and (number(card_of(key_cards[0])) or 99) <= x
 
 
+@step_mixin
 class ExtraSteps(Resolving):
     """Steps of the trump operations (オープン, クローズ, 切札破壊, 切札再生) and the trump
     actions of the 6.1 extra list."""
@@ -119,6 +120,7 @@ class ExtraSteps(Resolving):
         return out
 
     # ------------------------------------------------------------------ trump operations
+    @step("open_trump")
     def step_open_trump(self, step: dict[str, Any]) -> None:
         """オープン: one of the controller's face-down trumps (choice ``trump``) is turned
         face up, its ability in force."""
@@ -153,6 +155,7 @@ class ExtraSteps(Resolving):
                 trump.card = card  # the face the log now shows
         self._flip(player, trump, True)
 
+    @step("close_trump")
     def step_close_trump(self, step: dict[str, Any]) -> None:
         """クローズ: the target trump turns face down if it is face up and of the key cards'
         suit."""
@@ -177,6 +180,7 @@ class ExtraSteps(Resolving):
         else:
             self._flip(owner, trump, False)
 
+    @step("close_trump_for_turn")
     def step_close_trump_for_turn(self, step: dict[str, Any]) -> None:
         """9.0 クローズ: the target face-up trump (any suit) turns face down and cannot turn
         face up again this turn; the key card marks it in the fog (``key_to_fog``)."""
@@ -190,6 +194,7 @@ class ExtraSteps(Resolving):
         self._flip(owner, trump, False)
         trump.closed_turn = self.flow.turn
 
+    @step("destroy_trump")
     def step_destroy_trump(self, step: dict[str, Any]) -> None:
         """切札破壊: the target trump goes to its owner's graveyard if it is face up with the
         key card's suit and number."""
@@ -215,6 +220,7 @@ class ExtraSteps(Resolving):
         self.emit(op="move", card=f"{owner}:{trump.card}", **{"from": "trump"},
                   to="graveyard")
 
+    @step("regenerate_trump")
     def step_regenerate_trump(self, step: dict[str, Any]) -> None:
         """切札再生: the J its trump character named comes back from the hand or the
         graveyard as a face-up trump of the controller."""
@@ -252,6 +258,7 @@ class ExtraSteps(Resolving):
         self._flip(player, trump, True)
 
     # ------------------------------------------------------------------ ♠
+    @step("slash")
     def step_slash(self, step: dict[str, Any]) -> None:
         """スラッシュ: the target soldier goes to the graveyard if its number is at most the
         number of the soldier that started the action."""
@@ -270,6 +277,7 @@ class ExtraSteps(Resolving):
             return
         self._destroy(ch)
 
+    @step("drain")
     def step_drain(self, step: dict[str, Any]) -> None:
         """ドレイン: one of the controller's characters (choice ``character``) goes to the
         bottom of the deck; if it did, the target takes 2 damage."""
@@ -290,11 +298,13 @@ class ExtraSteps(Resolving):
         if self.req.targets:
             self._damage(self.req.targets[0], int(step["amount"]))
 
+    @step("destroy_soldiers_up_to")
     def step_destroy_soldiers_up_to(self, step: dict[str, Any]) -> None:
         """威圧: every soldier (both players') whose number is at most ``number``."""
         value, what = self._measure(step)
         self._destroy_soldiers_at_most(int(step["number"]), value, what)
 
+    @step("resurrection")
     def step_resurrection(self, step: dict[str, Any]) -> None:
         """蘇生: the card chosen in the controller's graveyard (choice ``card``), one that
         meets the step's ``card`` pattern (♠2-10), enters as a soldier in charge state."""
@@ -310,6 +320,7 @@ class ExtraSteps(Resolving):
         ch = self._new_character(player, [card], self.r.character_for([card]))
         self.emit(op="enter", character=ch.ref, **{"as": ch.kind}, cards=[ch.ref])
 
+    @step("instant_kill")
     def step_instant_kill(self, step: dict[str, Any]) -> None:
         """瞬殺: the controller sends one or more own soldiers (choice ``soldiers``) to the
         graveyard; if their numbers add up to the target's number or more, the target goes
@@ -363,6 +374,7 @@ class ExtraSteps(Resolving):
             return None
         return trump
 
+    @step("reanimator_soldier")
     def step_reanimator_soldier(self, step: dict[str, Any]) -> None:
         """リアニメーター召喚 1: a card of a graveyard (choice ``card``, its ref naming whose)
         enters the controller's field as a soldier, face up, in charge state."""
@@ -386,6 +398,7 @@ class ExtraSteps(Resolving):
         ch = self._new_character(player, [card], self.r.character_for([card]))
         self.emit(op="enter", character=ch.ref, **{"as": ch.kind}, cards=[ref])
 
+    @step("enter_with_trump")
     def step_enter_with_trump(self, step: dict[str, Any]) -> None:
         """The key card and the face-up trump together enter as the trump's character, in
         charge state (リアニメーター, チャリオット, 策士, 騎士)."""
@@ -400,6 +413,7 @@ class ExtraSteps(Resolving):
         self.emit(op="enter", character=ch.ref, **{"as": step["as"]},
                   cards=[f"{player}:{key}", f"{player}:{trump.card}"])
 
+    @step("summon_royal")
     def step_summon_royal(self, step: dict[str, Any]) -> None:
         """魔王召喚 / 巨人召喚: with the trump face up, find its partner K (the key card, the
         hand, the deck, the graveyard, the trumps). Found: every soldier (魔王) or every
@@ -477,6 +491,7 @@ class ExtraSteps(Resolving):
             b.deck.remove(card if card in b.deck else UNKNOWN)
 
     # ------------------------------------------------------------------ ♡
+    @step("reinforcement")
     def step_reinforcement(self, step: dict[str, Any]) -> None:
         """援軍: the top 2 cards are revealed; one (choice ``soldier``) enters as a soldier
         in charge state, the other goes to the deck bottom."""
@@ -505,6 +520,7 @@ class ExtraSteps(Resolving):
             self.emit(op="move", card=f"{player}:{c}", **{"from": "deck"}, to="deck",
                       position="bottom")
 
+    @step("encourage")
     def step_encourage(self, step: dict[str, Any]) -> None:
         """激励: the target soldier gets + the originating soldier's number until the end of
         the turn."""
@@ -518,6 +534,7 @@ class ExtraSteps(Resolving):
             op="add", amount=int(n), character=ch.ref, until="end_of_turn"))
         self.emit(op="size", character=ch.ref, delta=int(n), until="end_of_turn")
 
+    @step("return_target_to_hand")
     def step_return_target_to_hand(self, step: dict[str, Any]) -> None:
         """誘惑: the target soldier returns to its owner's hand (all its cards)."""
         ch = self.target_char()
@@ -527,6 +544,7 @@ class ExtraSteps(Resolving):
             self.emit(op="move", card=f"{ch.owner}:{card}", **{"from": "field"}, to="hand")
         self.triggers += self.r._leave_field(ch, "hand")
 
+    @step("turn_down_trump")
     def step_turn_down_trump(self, step: dict[str, Any]) -> None:
         """追撃 3: the controller's ``trump`` turns face down (if it is face up)."""
         player = self.req.controller
@@ -536,6 +554,7 @@ class ExtraSteps(Resolving):
             return
         self._flip(player, trump, False)
 
+    @step("key_unit_to_soldier")
     def step_key_unit_to_soldier(self, step: dict[str, Any]) -> None:
         """ファントムリバース: the bulwark driven to start it (its key unit) becomes a
         soldier, face up, in charge state; abilities it received end."""
@@ -549,6 +568,7 @@ class ExtraSteps(Resolving):
             ch.state = "charge"
             self.emit(op="charge", character=ch.ref)
 
+    @step("armistice")
     def step_armistice(self, step: dict[str, Any]) -> None:
         """休戦: the targeted Attack has no effect (it leaves the stage, as 停戦's target:
         docs/decisions.md), the controller's ♡4 trump turns face down, and every character
@@ -561,11 +581,13 @@ class ExtraSteps(Resolving):
             self._flip(player, trump, False)
         self._charge(player, None)
 
+    @step("charge_own")
     def step_charge_own(self, step: dict[str, Any]) -> None:
         """Every own soldier (``kind: soldier``: 追撃, 休息) or character (充足) is put into
         charge state."""
         self._charge(self.req.controller, step.get("kind"))
 
+    @step("start_action")
     def step_start_action(self, step: dict[str, Any]) -> None:
         """ファントム: start ``action`` without its cost, with this request's target and the
         virtual key cards; then the chance passes."""
@@ -576,6 +598,7 @@ class ExtraSteps(Resolving):
             facts={"virtual_keys": True} if step.get("virtual_keys") else {}))
         self.pass_chance = bool(step.get("passes_chance"))
 
+    @step("illusion")
     def step_illusion(self, step: dict[str, Any]) -> None:
         """幻影: any own soldiers (choice ``soldiers``) become bulwarks in charge state, one
         per card; then the own bulwarks may be put in any order (``bulwark_order``)."""
@@ -616,6 +639,7 @@ class ExtraSteps(Resolving):
             others = [ch for ch in board.field if ch.kind != "bulwark"]
             board.field = [ch for ch in wanted if ch is not None] + others
 
+    @step("salvation")
     def step_salvation(self, step: dict[str, Any]) -> None:
         """救済: every soldier whose number is at least the key card's goes onto its owner's
         deck top, in the order its owner chooses (choice ``order``: player -> cards, top
@@ -666,6 +690,7 @@ class ExtraSteps(Resolving):
                 self.emit(op="move", card=f"{p}:{card}", **{"from": "field"}, to="deck",
                           position="top")
 
+    @step("chariot_bulwark")
     def step_chariot_bulwark(self, step: dict[str, Any]) -> None:
         """チャリオット召喚 1: a bulwark (either player's; choice ``bulwark``) goes to the
         graveyard."""
@@ -684,6 +709,7 @@ class ExtraSteps(Resolving):
         self._destroy(ch)
 
     # ------------------------------------------------------------------ ♢
+    @step("bulwark_addition")
     def step_bulwark_addition(self, step: dict[str, Any]) -> None:
         """防壁追加: if the opponent has at least as many bulwarks as the controller (6.1;
         ``compare: false``, 9.0: always), the top card of the deck enters face down as a
@@ -702,6 +728,7 @@ class ExtraSteps(Resolving):
         self.emit(op="enter", character=ch.ref, **{"as": "bulwark"}, cards=[ch.ref],
                   state="charge")
 
+    @step("drive_target")
     def step_drive_target(self, step: dict[str, Any]) -> None:
         """交渉: the target character is driven."""
         ch = self.target_char()
@@ -709,6 +736,7 @@ class ExtraSteps(Resolving):
             ch.state = "drive"
             self.emit(op="drive", character=ch.ref)
 
+    @step("offset")
     def step_offset(self, step: dict[str, Any]) -> None:
         """相殺: if the targeted request's key cards add up to ``threshold`` or more, the
         controller takes that much damage and the request leaves the stage, its key cards
@@ -729,6 +757,7 @@ class ExtraSteps(Resolving):
         self._damage(self.req.controller, total)
         self._negate_request(target.id)
 
+    @step("exhaustion")
     def step_exhaustion(self, step: dict[str, Any]) -> None:
         """疲弊: the controller's ♢5 trump turns face down (choice ``turn_down`` true), or
         the controller takes 2 damage instead (false)."""
@@ -745,6 +774,7 @@ class ExtraSteps(Resolving):
         elif choice is False or trump is None or not trump.face_up:
             self._damage(player, int(step["amount"]))
 
+    @step("repair")
     def step_repair(self, step: dict[str, Any]) -> None:
         """修繕: if the target can be the target of 装備, a card of the controller's
         graveyard (choice ``card``) starts 装備 without cost on it (the card its key card);
@@ -805,6 +835,7 @@ class ExtraSteps(Resolving):
         self.pass_chance = bool(step.get("passes_chance", True))
 
     # ------------------------------------------------------------------ 策士
+    @step("strategist_negate")
     def step_strategist_negate(self, step: dict[str, Any]) -> None:
         """策士召喚 1: a request on the stage (choice ``request``) with one key card of
         number at most this action's key card's, or with two key cards, is negated and
@@ -838,6 +869,7 @@ class ExtraSteps(Resolving):
             return
         self._negate_request(str(raw))
 
+    @step("hand_to_deck")
     def step_hand_to_deck(self, step: dict[str, Any]) -> None:
         """先読み 2: a hand card (choice ``card``) goes on the deck top or bottom (``to``)."""
         player = self.req.controller
@@ -869,6 +901,7 @@ class ExtraSteps(Resolving):
                   position=to)
 
     # ------------------------------------------------------------------ ♣
+    @step("switch")
     def step_switch(self, step: dict[str, Any]) -> None:
         """スイッチ: a hand card (choice ``card``) enters as a soldier in charge state, and
         the soldier that started the action returns to the hand."""
@@ -890,6 +923,7 @@ class ExtraSteps(Resolving):
                 self.emit(op="move", card=f"{player}:{card}", **{"from": "field"}, to="hand")
             self.triggers += self.r._leave_field(origin, "hand")
 
+    @step("civil_war")
     def step_civil_war(self, step: dict[str, Any]) -> None:
         """内乱: if the targeted opponent holds at least as many hand cards as the
         controller, they discard 2 (their choice, ``discard``)."""
@@ -924,6 +958,7 @@ class ExtraSteps(Resolving):
                 return
         self._discard(opp, cards)
 
+    @step("riot")
     def step_riot(self, step: dict[str, Any]) -> None:
         """暴動: the player who discarded takes 2 damage per card discarded."""
         who = self.req.data.get("discarder")
@@ -931,6 +966,7 @@ class ExtraSteps(Resolving):
         if who in self.r.boards:
             self._damage(str(who), int(step["per_card"]) * count)
 
+    @step("hand_refill")
     def step_hand_refill(self, step: dict[str, Any]) -> None:
         """手札補充: 2 or fewer hand cards: draw 2; exactly 3: draw 1."""
         player = self.req.controller
@@ -945,16 +981,19 @@ class ExtraSteps(Resolving):
         else:
             self.why.append(f"{player} holds {n} cards, so it draws none")
 
+    @step("damage_self")
     def step_damage_self(self, step: dict[str, Any]) -> None:
         """前触れ: the controller takes ``amount`` damage."""
         self._damage(self.req.controller, int(step["amount"]))
 
+    @step("reset")
     def step_reset(self, step: dict[str, Any]) -> None:
         """リセット: every bulwark and soldier (both players') goes to the graveyard; then
         切札リセット starts (edition data ``triggers``)."""
         for ch in [ch for p in self.flow.players for ch in self.r.boards[p].field]:
             self._destroy(ch)
 
+    @step("trump_reset")
     def step_trump_reset(self, step: dict[str, Any]) -> None:
         """切札リセット: every trump (both players') turns face down."""
         for p in self.flow.players:
@@ -962,6 +1001,7 @@ class ExtraSteps(Resolving):
                 if t.face_up:
                     self._flip(p, t, False)
 
+    @step("reset_ransom")
     def step_reset_ransom(self, step: dict[str, Any]) -> None:
         """9.0 リセット 3: the opponent may discard ``count`` hand cards (choice ``discard``:
         those cards, or none); if they did, the controller's face-down ♣8 (``trump``) goes
@@ -1004,12 +1044,14 @@ class ExtraSteps(Resolving):
         self.emit(op="move", card=f"{player}:{trump.card}", **{"from": "trump"},
                   to="graveyard")
 
+    @step("damage_attacker_owner")
     def step_damage_attacker_owner(self, step: dict[str, Any]) -> None:
         """反撃: the owner of the attacker the bulwark blocked takes ``amount`` damage."""
         who = self.req.data.get("attacker_owner")
         if who in self.r.boards:
             self._damage(str(who), int(step["amount"]))
 
+    @step("last_ditch")
     def step_last_ditch(self, step: dict[str, Any]) -> None:
         """悪あがき: the targeted request leaves the stage, its key cards to the graveyard;
         the controller discards the whole hand, or with no hand the ♣10 trump goes to the
@@ -1034,6 +1076,7 @@ class ExtraSteps(Resolving):
                 self.emit(op="move", card=f"{player}:{trump.card}", **{"from": "trump"},
                           to="graveyard")
 
+    @step("knight_sacrifice")
     def step_knight_sacrifice(self, step: dict[str, Any]) -> None:
         """騎士召喚 1: the opponent chooses a soldier card on their own field (choice
         ``soldier``); the soldier of that card goes to the graveyard."""
@@ -1054,6 +1097,7 @@ class ExtraSteps(Resolving):
             return
         self._destroy(ch)
 
+    @step("sweep")
     def step_sweep(self, step: dict[str, Any]) -> None:
         """薙払: the targeted opponent moves one character of their own field (their choice,
         ``character``) to the graveyard."""

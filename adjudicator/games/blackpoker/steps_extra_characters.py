@@ -22,12 +22,15 @@ from typing import Any
 
 from coreflow_judge.adjudicator.games.blackpoker.board import Trump
 from coreflow_judge.adjudicator.games.blackpoker.cards import split_ref
+from coreflow_judge.adjudicator.games.blackpoker.resolving import step, step_mixin
 from coreflow_judge.adjudicator.games.blackpoker.steps_extra import ExtraSteps
 
 
+@step_mixin
 class ExtraCharacterSteps(ExtraSteps):
     """Steps of the 9.0 trump characters' actions (the extra frame)."""
 
+    @step("revive_trump")
     def step_revive_trump(self, step: dict[str, Any]) -> None:
         """A card of the step's pattern (♠J, ♡J, ♢J, ♣J) in a graveyard (choice ``card``,
         its ref naming whose: the text says only 墓地, XC3) becomes one of the controller's
@@ -68,6 +71,7 @@ class ExtraCharacterSteps(ExtraSteps):
         self.emit(op="move", card=f"{owner}:{card}", **{"from": "graveyard"}, to="trump")
         self._flip(player, trump, True)
 
+    @step("summoned_draw")
     def step_summoned_draw(self, step: dict[str, Any]) -> None:
         """策士召喚 2: draw ``count`` from the life, if step 1 put the character onto the
         field (its trump was face up); else nothing happens, as for step 1."""

@@ -18,12 +18,14 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     parse_card,
     split_ref,
 )
-from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
+from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving, step, step_mixin
 
 
+@step_mixin
 class FrameSteps(Resolving):
     """Steps of the frame actions."""
 
+    @step("open_pack")
     def step_open_pack(self, step: dict[str, Any]) -> None:
         """パック開封: 1. one card of the pack (choice ``card``), shown, to the hand; 2. the
         pack is turned face up and is opened. Requested again once the pack is opened
@@ -107,6 +109,7 @@ class FrameSteps(Resolving):
         b.add_to_hand(card)
         self.emit(op="move", card=f"{player}:{card}", **{"from": "rare"}, to="hand")
 
+    @step("rare_to_hand")
     def step_rare_to_hand(self, step: dict[str, Any]) -> None:
         """レアドロー: one rare card to the hand (the log names it: ``move``)."""
         b = self.r.boards[self.req.controller]
@@ -115,6 +118,7 @@ class FrameSteps(Resolving):
         card = shown[0] if shown and b.rare and shown[0] in b.rare else UNKNOWN
         self._rare_to_hand(card)
 
+    @step("enter_rare")
     def step_enter_rare(self, step: dict[str, Any]) -> None:
         """レア召喚: the key card (the rare card) onto the field face up in charge state as
         a soldier: the character its face makes it (an A an ace, J-K a hero...)."""
@@ -130,6 +134,7 @@ class FrameSteps(Resolving):
         self.key_dest = "field"
         self.emit(op="enter", character=ref, **{"as": kind}, cards=list(self.req.key_cards))
 
+    @step("trap_counter")
     def step_trap_counter(self, step: dict[str, Any]) -> None:
         """罠カウンター: when a key card of the target is the same card as this action's
         key card (the same suit and number; two Jokers are the same), the target leaves

@@ -10,12 +10,13 @@ from typing import Any
 from coreflow_judge.adjudicator.games.blackpoker.abilities import Ability
 from coreflow_judge.adjudicator.games.blackpoker.board import Character
 from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN, card_of, number
-from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
+from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving, step, step_mixin
 
 BJ_POINTS = {0: 0, 1: 11, 11: 10, 12: 10, 13: 10}
 """9.0 B・J points: an A is 11 (1 where 11 would make 22 or more), J-K 10, a Joker 0."""
 
 
+@step_mixin
 class MasterSteps(Resolving):
     """Steps of フォース, 剣の雨, 徴募, 奇襲, B・J and R・S・F."""
 
@@ -29,6 +30,7 @@ class MasterSteps(Resolving):
         return total
 
     # ------------------------------------------------------------------ フォース
+    @step("force")
     def step_force(self, step: dict[str, Any]) -> None:
         """Until the end of the turn every soldier of the controller, those entering later
         in the turn included (docs/decisions.md, Force), gets + the key cards' total: an
@@ -49,6 +51,7 @@ class MasterSteps(Resolving):
                 self.emit(op="size", character=ch.ref, delta=total, until="end_of_turn")
 
     # ------------------------------------------------------------------ 剣の雨
+    @step("sword_rain")
     def step_sword_rain(self, step: dict[str, Any]) -> None:
         """Every soldier (both players') whose number (6.1) / size (9.0), as computed now,
         is at most the key cards' total goes to the graveyard."""
@@ -60,6 +63,7 @@ class MasterSteps(Resolving):
         self._destroy_soldiers_at_most(total, self.r.size, "size")
 
     # ------------------------------------------------------------------ 徴募
+    @step("recruit")
     def step_recruit(self, step: dict[str, Any]) -> None:
         """The top 4 cards are revealed; each whose number is at most the key total enters
         as a soldier in drive state, the rest go to the deck bottom in the chosen order
@@ -114,6 +118,7 @@ class MasterSteps(Resolving):
         return chosen
 
     # ------------------------------------------------------------------ 奇襲
+    @step("surprise")
     def step_surprise(self, step: dict[str, Any]) -> None:
         """Every own bulwark becomes a soldier (entered this turn if the bulwark did), then
         every own soldier is put into charge state."""
@@ -130,6 +135,7 @@ class MasterSteps(Resolving):
         self._charge(player, "soldier")
 
     # ------------------------------------------------------------------ B・J
+    @step("take_from_deck")
     def step_take_from_deck(self, step: dict[str, Any]) -> None:
         """6.1 B・J: the chosen cards (choice ``cards``) are shown and taken from the deck
         into the hand, then the deck is shuffled."""
@@ -159,6 +165,7 @@ class MasterSteps(Resolving):
             self.emit(op="move", card=f"{player}:{card}", **{"from": "deck"}, to="hand")
         self._shuffle(player)
 
+    @step("blackjack")
     def step_blackjack(self, step: dict[str, Any]) -> None:
         """9.0 B・J: turn life cards up one by one, adding their points; at 22 or more every
         revealed card goes to the graveyard; at 21 or less the controller hits (one more)

@@ -16,12 +16,13 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     parse_card,
     split_ref,
 )
-from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving
+from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving, step, step_mixin
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.request import Req
 
 
+@step_mixin
 class StandardSteps(Resolving):
     """Steps of 魔術士召喚, 帰還, 死の槍, 防壁補充, リアニメイト, ハンデス, リバース (standard) and
     クイック召喚, キル, 再会, 停戦, 対象変更 (pro)."""
@@ -35,6 +36,7 @@ class StandardSteps(Resolving):
         return None
 
     # ------------------------------------------------------------------ 帰還
+    @step("return_if_charged")
     def step_return_if_charged(self, step: dict[str, Any]) -> None:
         """帰還 1: the target returns to its owner's hand only if it is in charge state."""
         ch = self.target_char()
@@ -47,11 +49,13 @@ class StandardSteps(Resolving):
             self.emit(op="move", card=f"{ch.owner}:{card}", **{"from": "field"}, to="hand")
         self.triggers += self.r._leave_field(ch, "hand")
 
+    @step("keys_to_hand")
     def step_keys_to_hand(self, step: dict[str, Any]) -> None:
         """The key cards go back to the hand instead of the graveyard."""
         self.key_dest = "hand"
 
     # ------------------------------------------------------------------ 死の槍
+    @step("death_lance")
     def step_death_lance(self, step: dict[str, Any]) -> None:
         """If the target's number (6.1) / size (9.0), as computed now (decision Q1
         extended), is not 0 and divisible by the ♢ key's number: the target's cards go on
@@ -114,6 +118,7 @@ class StandardSteps(Resolving):
         return chosen
 
     # ------------------------------------------------------------------ 防壁補充
+    @step("add_bulwark")
     def step_add_bulwark(self, step: dict[str, Any]) -> None:
         """The top card of the deck as a bulwark in charge state, or the top 2 in drive
         state (choice ``count``)."""
@@ -145,6 +150,7 @@ class StandardSteps(Resolving):
             self.emit(op="enter", character=ref, **{"as": "bulwark"}, cards=[ref], state=state)
 
     # ------------------------------------------------------------------ リアニメイト
+    @step("reanimate")
     def step_reanimate(self, step: dict[str, Any]) -> None:
         """The chosen card of the controller's graveyard enters as a soldier if the target
         could be moved to the graveyard."""
@@ -167,6 +173,7 @@ class StandardSteps(Resolving):
         self.emit(op="enter", character=ref, **{"as": kind}, cards=[ref])
 
     # ------------------------------------------------------------------ ハンデス
+    @step("handes")
     def step_handes(self, step: dict[str, Any]) -> None:
         """The controller designates a card of the opponent's hand; it is discarded."""
         if not self.req.targets:
@@ -194,6 +201,7 @@ class StandardSteps(Resolving):
         self.triggers += self.r.discarded(opponent, 1, self.req.id)
 
     # ------------------------------------------------------------------ クイック召喚
+    @step("quick_summon")
     def step_quick_summon(self, step: dict[str, Any]) -> None:
         """The key card (an A) enters as an ace face up, or as a bulwark face down, in
         charge state (choice ``as``)."""
@@ -220,6 +228,7 @@ class StandardSteps(Resolving):
         self.emit(op="enter", character=ref, **{"as": as_}, cards=list(self.req.key_cards))
 
     # ------------------------------------------------------------------ 再会
+    @step("reunion")
     def step_reunion(self, step: dict[str, Any]) -> None:
         """A card chosen in the controller's graveyard is shown and goes to the hand."""
         player = self.req.controller
@@ -232,6 +241,7 @@ class StandardSteps(Resolving):
         self.emit(op="move", card=f"{player}:{card}", **{"from": "graveyard"}, to="hand")
 
     # ------------------------------------------------------------------ 停戦
+    @step("negate_target")
     def step_negate_target(self, step: dict[str, Any]) -> None:
         """The targeted request (a Damage Judgement) is negated: it leaves the stage at
         once and its key cards go to the graveyard (docs/decisions.md, 停戦)."""
@@ -239,6 +249,7 @@ class StandardSteps(Resolving):
             self._negate_request(self.req.targets[0])
 
     # ------------------------------------------------------------------ 対象変更
+    @step("change_target")
     def step_change_target(self, step: dict[str, Any]) -> None:
         """The targeted request's target becomes the chosen one, which must be a target its
         action could take (it may be this request itself)."""
@@ -292,6 +303,7 @@ class StandardSteps(Resolving):
         return fields + [r.id for r in self.flow.stage] + [self.req.id] + list(self.flow.players)
 
     # ------------------------------------------------------------------ リバース
+    @step("reverse")
     def step_reverse(self, step: dict[str, Any]) -> None:
         """Optionally charge or drive the target (choice ``state``); a soldier becomes one
         face-down bulwark per card, a bulwark a soldier (entered this turn if the bulwark

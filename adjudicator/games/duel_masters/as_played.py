@@ -29,10 +29,11 @@ one card (``stone#3``), so a card the log names is found wherever it is.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from coreflow_judge.adjudicator.game import GameResult
+from coreflow_judge.adjudicator.games.common import Handlers
 from coreflow_judge.adjudicator.games.duel_masters.board import (
     Attachment,
     Board,
@@ -49,6 +50,12 @@ if TYPE_CHECKING:
     )
 
 Effect = Mapping[str, Any]
+Handler = Callable[[Any, Effect], None]
+does: Handlers[Handler] = Handlers("claimed effect carried out")
+"""What carries out each op a log may claim (``@does("draw")``)."""
+undoes: Handlers[Handler] = Handlers("planned effect taken back")
+"""What takes back each op of the rules' plan the table did not carry out
+(``@undoes("draw")``); an op with none needs no taking back."""
 
 PILES = ("deck", "shields", "graveyard", "hyperspatial", "super_gr")
 """Zones kept as a list of faces (``shields`` is the shield zone the log calls ``shield``)."""
@@ -78,13 +85,13 @@ class AsPlayed:
 
     def _follow(self, unmatched: Sequence[Effect], extra: Sequence[Effect]) -> None:
         for o in reversed(unmatched):
-            handler = getattr(self, "undo_" + str(o.get("op")), None)
+            handler = undoes.get(str(o.get("op")))
             if handler is not None:
-                handler(o)
+                handler(self, o)
         for t in extra:
-            handler = getattr(self, "do_" + str(t.get("op")), None)
+            handler = does.get(str(t.get("op")))
             if handler is not None:
-                handler(t)
+                handler(self, t)
 
     # ------------------------------------------------------------------ zones
     def _card(self, ref: Any) -> tuple[str, str] | None:
@@ -194,6 +201,7 @@ class AsPlayed:
         self.put(player, to, card)
 
     # ------------------------------------------------------------------ cards moving
+    @does("draw")
     def do_draw(self, t: Effect) -> None:
         player = str(t.get("player"))
         if player not in self.r.boards:
@@ -211,6 +219,7 @@ class AsPlayed:
                     break
             b.add_to_hand(card)
 
+    @undoes("draw")
     def undo_draw(self, o: Effect) -> None:
         player = str(o.get("player"))
         if player not in self.r.boards:
@@ -221,6 +230,7 @@ class AsPlayed:
             if b.take_from_hand(card) and b.deck is not None:
                 b.deck.insert(0, card)
 
+    @does("move")
     def do_move(self, t: Effect) -> None:
         parts = self._card(t.get("card"))
         to = t.get("to")
@@ -228,6 +238,7 @@ class AsPlayed:
             return
         self.relocate(parts[0], parts[1], t.get("from"), _zone(to))
 
+    @undoes("move")
     def undo_move(self, o: Effect) -> None:
         parts = self._card(o.get("card"))
         source, to = o.get("from"), o.get("to")
@@ -268,6 +279,7 @@ class AsPlayed:
         if g is not None:
             b.gears.remove(g)
 
+    @does("destroy")
     def do_destroy(self, t: Effect) -> None:
         parts = self._card(t.get("card"))
         if parts is None:
@@ -279,9 +291,11 @@ class AsPlayed:
             if isinstance(to, str) and to not in ("graveyard", "hyperspatial", "super_gr"):
                 self.relocate(parts[0], parts[1], "graveyard", _zone(to))
 
+    @undoes("destroy")
     def undo_destroy(self, o: Effect) -> None:
         self.w._undo_destroy(str(o.get("card")))
 
+    @does("break")
     def do_break(self, t: Effect) -> None:
         player = str(t.get("player"))
         if player not in self.r.boards:
@@ -300,6 +314,7 @@ class AsPlayed:
                 if cdef is not None and cdef.has(flag):
                     self.w.trigger(flag, f"{player}:{card}", player)
 
+    @undoes("break")
     def undo_break(self, o: Effect) -> None:
         player = str(o.get("player"))
         if player not in self.r.boards:
@@ -330,22 +345,27 @@ class AsPlayed:
         things: list[Creature | ManaCard] = [*b.battle, *b.mana]
         return next((x.tapped for x in things if x.ref == ref), None)
 
+    @does("tap")
     def do_tap(self, t: Effect) -> None:
         x = self._tappable(t.get("card"))
         if x is not None:
             x.tapped = True
 
+    @undoes("tap")
     def undo_tap(self, o: Effect) -> None:
         x = self._tappable(o.get("card"))
         if x is not None:
             x.tapped = bool(self._tapped_before(x.ref))
 
+    @does("block")
     def do_block(self, t: Effect) -> None:
         self.do_tap(t)
 
+    @undoes("block")
     def undo_block(self, o: Effect) -> None:
         self.undo_tap(o)
 
+    @does("untap")
     def do_untap(self, t: Effect) -> None:
         b = self.r.boards.get(str(t.get("player")))
         if b is not None:
@@ -354,6 +374,7 @@ class AsPlayed:
             for m in b.mana:
                 m.tapped = False
 
+    @undoes("untap")
     def undo_untap(self, o: Effect) -> None:
         b = self.r.boards.get(str(o.get("player")))
         if b is not None:
@@ -363,6 +384,7 @@ class AsPlayed:
                 m.tapped = bool(self._tapped_before(m.ref))
 
     # ------------------------------------------------------------------ on creatures
+    @does("attach")
     def do_attach(self, t: Effect) -> None:
         parts = self._card(t.get("card"))
         c = self.r.find(str(t.get("creature")))
@@ -376,6 +398,7 @@ class AsPlayed:
         self.take(parts[0], found or "hand", parts[1])
         c.attached.append(Attachment(ref, cdef))
 
+    @undoes("attach")
     def undo_attach(self, o: Effect) -> None:
         parts = self._card(o.get("card"))
         c = self.r.find(str(o.get("creature")))
@@ -387,28 +410,33 @@ class AsPlayed:
             zone = self.where(self.before.boards[parts[0]], parts[1])
             self.put(parts[0], zone if zone not in (None, "battle") else "hand", parts[1])
 
+    @does("cross")
     def do_cross(self, t: Effect) -> None:
         gear = self.r.gear(str(t.get("card")))
         c = self.r.find(str(t.get("creature")))
         if gear is not None and c is not None:
             self.r.cross(gear, c)
 
+    @undoes("cross")
     def undo_cross(self, o: Effect) -> None:
         gear = self.r.gear(str(o.get("card")))
         if gear is not None and gear.crossed == o.get("creature"):
             self.r.uncross(gear)
 
+    @does("uncross")
     def do_uncross(self, t: Effect) -> None:
         gear = self.r.gear(str(t.get("card")))
         if gear is not None:
             self.r.uncross(gear)
 
+    @undoes("uncross")
     def undo_uncross(self, o: Effect) -> None:
         gear = self.r.gear(str(o.get("card")))
         c = self.r.find(str(o.get("creature")))
         if gear is not None and c is not None and gear.crossed is None:
             self.r.cross(gear, c)
 
+    @does("power")
     def do_power(self, t: Effect) -> None:
         from coreflow_judge.adjudicator.games.duel_masters.rules import PowerMod
 
@@ -433,6 +461,7 @@ class AsPlayed:
         return self.w.next_player is not None or (
             self.r.effects_ended and not self.before.effects_ended)
 
+    @undoes("power")
     def undo_power(self, o: Effect) -> None:
         for pile in (self.r.modifiers, self.r.expired):
             mine = [m for m in pile if m.seq == self.w.seq
@@ -441,6 +470,7 @@ class AsPlayed:
                 pile.remove(mine[-1])
                 return
 
+    @does("no_attack")
     def do_no_attack(self, t: Effect) -> None:
         from coreflow_judge.adjudicator.games.duel_masters.rules import Ban
 
@@ -449,6 +479,7 @@ class AsPlayed:
             self.r.bans.append(Ban(c.ref, self.r.tick(), str(self.w.req.source or
                                                              self.w.req.id)))
 
+    @undoes("no_attack")
     def undo_no_attack(self, o: Effect) -> None:
         known = {(b.creature, b.timestamp) for b in self.before.bans}
         mine = [b for b in self.r.bans if b.creature == o.get("card")
@@ -457,28 +488,34 @@ class AsPlayed:
             self.r.bans.remove(mine[-1])
 
     # ------------------------------------------------------------------ the game's end
+    @does("direct_attack")
     def do_direct_attack(self, t: Effect) -> None:
         c = self.r.find(str(t.get("card")))
         if c is not None:
             self.r.outcome = GameResult("win", c.owner, "direct_attack")
 
+    @undoes("direct_attack")
     def undo_direct_attack(self, o: Effect) -> None:
         self.r.outcome = self.before.outcome
 
+    @does("win")
     def do_win(self, t: Effect) -> None:
         player = str(t.get("player"))
         if player in self.r.boards:
             self.r.outcome = GameResult("win", player, "special_win")
 
+    @undoes("win")
     def undo_win(self, o: Effect) -> None:
         self.r.outcome = self.before.outcome
 
+    @does("lose")
     def do_lose(self, t: Effect) -> None:
         player = str(t.get("player"))
         others = [p for p in self.r.boards if p != player]
         if player in self.r.boards and len(others) == 1:
             self.r.outcome = GameResult("win", others[0], "special_loss")
 
+    @undoes("lose")
     def undo_lose(self, o: Effect) -> None:
         self.r.outcome = self.before.outcome
 

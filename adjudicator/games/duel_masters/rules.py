@@ -28,10 +28,12 @@ of an effect: the rest of the effect is not carried out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from coreflow_judge.adjudicator.claims import compare
+from coreflow_judge.adjudicator.continuous import Ability, Computation, Layered
 from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.game import (
     ActionDef,
@@ -39,6 +41,7 @@ from coreflow_judge.adjudicator.game import (
     GameResult,
     Resolution,
     RulesHooks,
+    Sight,
     TriggerSpec,
     UnsupportedRules,
 )
@@ -48,6 +51,8 @@ from coreflow_judge.adjudicator.games.choices import (
     readable,
 )
 from coreflow_judge.adjudicator.games.common import (
+    EditionDataError,
+    Handlers,
     deck_out,
     load_edition_data,
     unknown_decks,
@@ -74,6 +79,7 @@ from coreflow_judge.adjudicator.games.duel_masters.cards import (
     split_ref,
 )
 from coreflow_judge.adjudicator.games.duel_masters.lines import header_of
+from coreflow_judge.adjudicator.games.duel_masters.options import request_options
 from coreflow_judge.adjudicator.games.duel_masters.pending import PendingEffectOrder
 from coreflow_judge.adjudicator.plan import PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import Permission, PermissionPolicy, ProhibitionWins
@@ -91,11 +97,23 @@ if TYPE_CHECKING:
 
 EDITIONS = ("1.47",)
 
+POWER = Layered(("static", "change", "attached", "attacking"), word="layer")
+"""A creature's power (dm§3.5), by the engine's continuous-effects service: its printed
+power, then the opponent's creatures' static abilities, the power changes in force (oldest
+first), what its cross gear and auras give, and power attacker while it attacks. Every one
+adds, so the order changes no value, only how a message lists the steps."""
+
 
 def load_edition(edition: str) -> dict[str, Any]:
-    """The edition data shipped in the package (never read from outside it)."""
+    """The edition data shipped in the package (never read from outside it): every action
+    declares its choices' shapes and has a resolution here (``@resolves``)."""
     data = load_edition_data("coreflow_judge.adjudicator.games.duel_masters", edition)
     check_action_choices(data, f"edition-{edition}.yaml")
+    for aid in data["actions"]:
+        if resolves.get(aid) is None:
+            raise EditionDataError(f"edition-{edition}.yaml", f"actions.{aid}",
+                                   "no resolution of this action (known: "
+                                   f"{', '.join(sorted(resolves.names()))})")
     return data
 
 
@@ -439,38 +457,43 @@ class DuelMastersRules(RulesHooks):
         """dm703: power 0 or less, or a GR creature with no aura on it."""
         return self.power(c) <= 0 or (c.card.zone == "super_gr" and not c.auras)
 
-    def power(self, c: Creature, attacking: bool = False) -> int:
-        """Printed power, the opponent's static abilities, then every power change in force
-        (oldest first); power attacker while it attacks."""
-        total = c.card.power
-        for o in self.creatures():
-            if o.owner != c.owner and o.card.opponent_power:
-                total += o.card.opponent_power
-        for m in self.modifiers:
-            if m.creature == c.ref:
-                total += m.delta
-        for a in c.attached:
-            total += a.card.gives.power if a.card.gives is not None else 0
-        if attacking:
-            total += c.card.power_attacker
-        return total
-
-    def power_steps(self, c: Creature, attacking: bool = False) -> str:
-        """How :meth:`power` reaches its value, step by step (for messages)."""
-        steps = [f"{c.card.power} printed"]
-        for o in self.creatures():
-            if o.owner != c.owner and o.card.opponent_power:
-                steps.append(f"{o.card.opponent_power:+d} ({o.ref}'s static ability)")
-        for m in self.modifiers:
-            if m.creature == c.ref:
-                steps.append(f"{m.delta:+d} (line {m.seq}, {m.words()})")
-        for a in c.attached:
-            if a.card.gives is not None and a.card.gives.power:
-                what = "crossed" if a.card.type == "cross_gear" else "aura"
-                steps.append(f"{a.card.gives.power:+d} ({a.ref}, {what})")
+    def power_of(self, c: Creature, attacking: bool = False) -> Computation:
+        """``c``'s power (dm§3.5), computed by the engine's continuous-effects service
+        (:data:`POWER`): printed power, then the opponent's static abilities, every power
+        change in force (oldest first), what its cross gear and auras give, and power
+        attacker while it attacks. The value and its explanation (:meth:`power_steps`)
+        come from this one computation."""
+        abilities = [
+            Ability(o.ref, f"{o.ref}'s static ability", o.owner, "static", i, "power", "add",
+                    o.card.opponent_power)
+            for i, o in enumerate(self.creatures())
+            if o.owner != c.owner and o.card.opponent_power]
+        abilities += [
+            Ability("power", f"line {m.seq}, {m.words()}", m.controller, "change", i, "power",
+                    "add", m.delta, character=c.ref, until=m.until)
+            for i, m in enumerate(self.modifiers) if m.creature == c.ref]
+        abilities += [
+            Ability(a.ref, f"{a.ref}, {'crossed' if a.card.type == 'cross_gear' else 'aura'}",
+                    c.owner, "attached", i, "power", "add", a.card.gives.power,
+                    character=c.ref)
+            for i, a in enumerate(c.attached) if a.card.gives is not None and a.card.gives.power]
         if attacking and c.card.power_attacker:
-            steps.append(f"{c.card.power_attacker:+d} (power attacker)")
-        return f"{c.ref}: " + " ".join(steps) + f" = {self.power(c, attacking)}"
+            abilities.append(Ability("power attacker", "power attacker", c.owner, "attacking",
+                                     0, "power", "add", c.card.power_attacker,
+                                     character=c.ref))
+        return POWER.compute(c.card.power, abilities)
+
+    def power(self, c: Creature, attacking: bool = False) -> int:
+        """``c``'s power (:meth:`power_of`)."""
+        return self.power_of(c, attacking).value
+
+    @staticmethod
+    def power_steps(c: Creature, computed: Computation) -> str:
+        """How ``c``'s power reached its value, step by step (for messages), from the
+        computation that gave the value (:meth:`power_of`)."""
+        steps = [f"{computed.printed} printed"]
+        steps += [f"{a.amount or 0:+d} ({a.source})" for a, _ in computed.steps]
+        return f"{c.ref}: " + " ".join(steps) + f" = {computed.value}"
 
     def expired_on(self, c: Creature) -> list[PowerMod]:
         """Power changes of this creature whose duration has ended."""
@@ -1068,6 +1091,30 @@ class DuelMastersRules(RulesHooks):
         flow.findings.extend(ctx.findings)
         return ctx.triggers
 
+    def request_options(self, flow: CoreFlow, player: str, action: ActionDef, sees: Sight
+                        ) -> list[Request]:
+        """The requests of ``action`` that ``player`` could make now, for the judge to
+        check (:func:`.options.request_options`)."""
+        return request_options(self, flow, player, action, sees)
+
+    def asks_on_resolve(self, flow: CoreFlow, req: Req) -> bool:
+        """Whether resolving ``req`` now leaves a choice: the defender's block (dm§3.5)
+        while a creature of theirs may block the attacker; otherwise the choices its
+        resolution finds missing when none is recorded (the shields broken, whether an
+        S-Trigger or G-Strike is used, a target or a psychic creature while one may be
+        chosen): the resolution planned with no choice says so (:meth:`plan_resolution`)."""
+        if not req.action.data.get("choices_on_resolve"):
+            return False
+        if req.action.id == "block":
+            attack = self.attacks.get(str(req.source))
+            attacker = self.find(attack.attacker) if attack is not None else None
+            if attack is not None and attacker is not None:
+                defender = flow.next_player(attack.player)
+                if any(self.may_block(c, attacker) for c in self.boards[defender].battle):
+                    return True
+        plan = self.plan_resolution(flow, req, None)
+        return any(f.code == "log.choice-missing" for f in plan.findings)
+
     def goes_past_pending(self, flow: CoreFlow, line: Trigger | TurnStarted) -> bool:
         """The core flow's hook for a ``trigger`` or ``turn_started`` line it did not derive
         while pending effects wait: True when the end step is open and the line starts the
@@ -1139,6 +1186,11 @@ def _civs_covered(cdef: CardDef, mana: list[ManaCard]) -> bool:
         return False
 
     return all(assign(civ, set()) for civ in need)
+
+
+resolves: Handlers[Callable[[Any], None]] = Handlers("resolution")
+"""What resolving each action does, registered by its action id (``@resolves("summon")``):
+the plan's steps of that action."""
 
 
 class _Resolving:
@@ -1216,15 +1268,16 @@ class _Resolving:
     # ------------------------------------------------------------------ dispatch
     def run(self) -> None:
         aid = self.req.action.id
-        handler = getattr(self, f"do_{aid}", None)
+        handler = resolves.get(aid)
         self.begin(aid)
         if handler is not None:
-            handler()
+            handler(self)
         if not self.stopped:
             self.begin("state_based_actions")
             self.state_based_actions()
         self.close_end_step()
 
+    @resolves("charge_mana")
     def do_charge_mana(self) -> None:
         card = self.req.data.get("card")
         if card is None:
@@ -1236,6 +1289,7 @@ class _Resolving:
             ManaCard(ref, cdef, tapped=bool(cdef and cdef.multicolour)))
         self.emit(op="move", card=ref, **{"from": "hand"}, to="mana")
 
+    @resolves("summon")
     def do_summon(self) -> None:
         card = self.req.data.get("card")
         cdef = self.r.card(card) if card else None
@@ -1320,6 +1374,7 @@ class _Resolving:
         assert cdef is not None
         self.enter(player, name, cdef, "hyperspatial")
 
+    @resolves("generate")
     def do_generate(self) -> None:
         """dm§3.4: the cross gear from the hand into the battle zone, crossed to nothing."""
         card = self.req.data.get("card")
@@ -1330,6 +1385,7 @@ class _Resolving:
         self.r.boards[self.req.controller].gears.append(Gear(ref, cdef))
         self.emit(op="move", card=ref, **{"from": "hand"}, to="battle")
 
+    @resolves("cross")
     def do_cross(self) -> None:
         """dm§3.4: the gear is crossed to the creature (and to no other); what it gives is
         the creature's while it stays crossed. A gear or creature that has left: nothing."""
@@ -1340,6 +1396,7 @@ class _Resolving:
         self.r.cross(gear, c)
         self.emit(op="cross", card=gear.ref, creature=c.ref)
 
+    @resolves("aura")
     def do_aura(self) -> None:
         """An aura is put on one of its user's creatures (an aura that GR summons: on the
         creature it summons); with no creature to be on, it goes to the graveyard
@@ -1366,6 +1423,7 @@ class _Resolving:
         c.attached.append(Attachment(ref, cdef))
         self.emit(op="attach", card=ref, creature=c.ref)
 
+    @resolves("cast")
     def do_cast(self) -> None:
         card = self.req.data.get("card")
         cdef = self.r.card(card) if card else None
@@ -1382,6 +1440,7 @@ class _Resolving:
         self.r.boards[player].graveyard.append(card)
         self.emit(op="move", card=f"{player}:{card}", **{"from": "hand"}, to="graveyard")
 
+    @resolves("attack")
     def do_attack(self) -> None:
         if not self.req.key_cards or len(self.req.targets) != 1:
             return
@@ -1397,6 +1456,7 @@ class _Resolving:
             self.trigger("on_attack", ref, c.owner)
         self.trigger("block", self.req.id, self.req.controller)
 
+    @resolves("draw")
     def do_draw(self) -> None:
         if self.r.ending is not None:
             self.r.drawn_early.add(self.req.controller)
@@ -1410,6 +1470,7 @@ class _Resolving:
             return
         self.draw(self.req.controller, 1)
 
+    @resolves("end_turn")
     def do_end_turn(self) -> None:
         """The end step opens (dm§3.6): "at the end of the turn" abilities trigger and wait
         (the active player's own-turn ones, the other's opponent-turn ones). The step closes
@@ -1486,13 +1547,16 @@ class _Resolving:
             self.trigger("draw", source, nxt)
         r.drawn_early.clear()
 
+    @resolves("start_of_turn")
     def do_start_of_turn(self) -> None:
         self._ability(self.r.turn_hook(self.flow, self.req))
 
+    @resolves("end_of_turn")
     def do_end_of_turn(self) -> None:
         self._ability(self.r.turn_hook(self.flow, self.req))
 
     # ------------------------------------------------------------------ the attack
+    @resolves("block")
     def do_block(self) -> None:
         r = self.r
         attack = r.attacks.get(str(self.req.source))
@@ -1561,11 +1625,11 @@ class _Resolving:
 
     def battle(self, attacker: Creature, defender: Creature) -> None:
         """Higher power wins, the loser is destroyed; equal power destroys both (dm115.3b)."""
-        pa = self.r.power(attacker, attacking=True)
-        pd = self.r.power(defender)
+        attacking, defending = self.r.power_of(attacker, attacking=True), self.r.power_of(defender)
+        pa, pd = attacking.value, defending.value
         self.battles.append((attacker, defender))
-        self.battle_steps = [self.r.power_steps(attacker, attacking=True),
-                             self.r.power_steps(defender)]
+        self.battle_steps = [self.r.power_steps(attacker, attacking),
+                             self.r.power_steps(defender, defending)]
         self.begin("battle", "; ".join(self.battle_steps))
         self.emit(op="battle", attacker=attacker.ref, defender=defender.ref,
                   powers=[pa, pd])
@@ -1658,18 +1722,23 @@ class _Resolving:
             return
         self.run_effects(self.req.controller, cdef, hook, self._chosen_targets())
 
+    @resolves("cip")
     def do_cip(self) -> None:
         self._ability("cip")
 
+    @resolves("on_attack")
     def do_on_attack(self) -> None:
         self._ability("on_attack")
 
+    @resolves("on_break")
     def do_on_break(self) -> None:
         self._ability("on_break")
 
+    @resolves("on_destroy")
     def do_on_destroy(self) -> None:
         self._ability("on_destroy")
 
+    @resolves("s_trigger")
     def do_s_trigger(self) -> None:
         """The shield's owner may use it for free: summon the creature or cast the spell."""
         player = self.req.controller
@@ -1692,6 +1761,7 @@ class _Resolving:
         self.run_effects(player, cdef, "spell", self._chosen_targets())
         self._spell_to_graveyard(player, card)
 
+    @resolves("g_strike")
     def do_g_strike(self) -> None:
         """Reveal it and choose one of the opponent's creatures: it cannot attack this turn."""
         player = self.req.controller

@@ -36,6 +36,7 @@ from coreflow_judge.adjudicator.game import (
     GameResult,
     Resolution,
     RulesHooks,
+    Sight,
     TriggerSpec,
     UnsupportedRules,
 )
@@ -43,10 +44,11 @@ from coreflow_judge.adjudicator.games.choices import check_action_choices, choic
 from coreflow_judge.adjudicator.games.common import load_edition_data
 from coreflow_judge.adjudicator.plan import Effect, PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
+from coreflow_judge.events.models import Request
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
-    from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Resolve, Roll
+    from coreflow_judge.events.models import GameStarted, MatchStarted, Resolve, Roll
 
 EDITIONS = ("1",)
 
@@ -443,6 +445,26 @@ class ILanguageRules(RulesHooks):
                     f"{card.ref} was already declared in this game.",
                     expected="once per game", actual="twice")
         return out
+
+    def request_options(self, flow: CoreFlow, player: str, action: ActionDef, sees: Sight
+                        ) -> list[Request]:
+        """The requests of ``action`` that ``player`` could make now, for the judge to
+        check (:meth:`request_findings`): End alone; Attack, each normal card of theirs on
+        each normal card of the opponent's; Special Ability, each normal card of theirs;
+        Magic Declaration, each magic card of theirs. Every card of a camp is public
+        (the header's decks name them), so nothing is out of sight."""
+        mine = self.decks.get(player, [])
+        if action.id == "attack":
+            foes = [c.ref for c in self.decks.get(self.opponent(player), []) if c.normal]
+            shapes = [([c.ref], [t]) for c in mine if c.normal for t in foes]
+        elif action.id == "ability":
+            shapes = [([c.ref], []) for c in mine if c.normal]
+        elif action.id == "magic":
+            shapes = [([c.ref], []) for c in mine if not c.normal]
+        else:
+            shapes = [([], [])]
+        return [Request(seq=flow.next_seq, request="?", player=player, action=action.id,
+                        key_cards=keys, targets=targets) for keys, targets in shapes]
 
     def _key_card(self, ref: str, player: str, rep: Any) -> CardState | None:
         card = self.cards.get(ref)
