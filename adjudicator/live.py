@@ -36,7 +36,7 @@ from coreflow_judge.events.models import (
     Resolve,
     TakenBack,
 )
-from coreflow_judge.events.reader import canonical_dict
+from coreflow_judge.events.reader import canonical_dict, lines_of_header
 
 Store = Callable[[list[LogLine]], None]
 """Appends lines to the match's record, all or nothing (raises if it cannot)."""
@@ -126,7 +126,8 @@ class LiveTable:
             if action.name_ja:
                 names[action.name_ja] = aid
         # Ids of lines taken back stay used: a new request never takes an old one's id.
-        return TableView(self.flow.players, names, self._stored_ids() | set(self.flow.requests))
+        return TableView(self.flow.players, names, self._stored_ids() | set(self.flow.requests),
+                         lines_of_header(self.header))
 
     def _stored_ids(self) -> set[str]:
         """The request ids the stored lines name, read once per line (the record only

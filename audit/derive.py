@@ -46,6 +46,7 @@ from coreflow_judge.events.models import (
     Roll,
     Trigger,
     TurnStarted,
+    game_fields,
 )
 from coreflow_judge.events.reader import verify_chain
 
@@ -489,7 +490,8 @@ class _Deriver:
         findings = flow.findings if flow is not None else []
         self.rows["matches"].append(dict(
             match_id=h.match_id, record_id=self.record_id, game=h.game, rules=h.rules,
-            edition=h.rules.partition("/")[2], format=h.format, frame=h.frame,
+            edition=h.rules.partition("/")[2], format=h.format,
+            game_fields=game_fields(h) or None,
             regulation=h.regulation,
             players=list(h.players),
             tournament=ev.tournament if ev is not None else None,

@@ -1361,14 +1361,25 @@ def _verify_file(log: Path, head: str | None) -> None:
 
 @app.command()
 @guarded
-def schema() -> None:
+def schema(
+    game: Annotated[str | None, typer.Option(
+        "--game", metavar="GAME", help="The schema of a line of this game's logs (its "
+        "header and set-up fields, its cost kinds); without it, a line of any registered "
+        "game's.", show_default=False)] = None,
+) -> None:
     """Print the JSON Schema of one match-log line.
 
-    Example: coreflow schema > log-line.schema.json
+    A line is read with the models of the game its header names: the core's fields and
+    the fields the game adds. Without --game the schema holds every registered game's
+    lines (one of them must fit); with --game, that game's alone.
+
+    Example: coreflow schema --game blackpoker > blackpoker-line.schema.json
     """
+    from coreflow_judge.adjudicator.plugins import game_plugin, games
     from coreflow_judge.events.models import json_schema
 
-    typer.echo(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+    chosen = [game_plugin(game).lines] if game is not None else [g.lines for g in games()]
+    typer.echo(json.dumps(json_schema(chosen), indent=2, ensure_ascii=False))
 
 
 @app.command()

@@ -61,6 +61,7 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     split_ref,
 )
 from coreflow_judge.adjudicator.games.blackpoker.frames import FrameRules
+from coreflow_judge.adjudicator.games.blackpoker.lines import Preset, setup_of
 from coreflow_judge.adjudicator.games.blackpoker.options import request_options
 from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving, step, step_mixins
 from coreflow_judge.adjudicator.games.blackpoker.trumps import TrumpRules
@@ -69,7 +70,7 @@ from coreflow_judge.adjudicator.games.common import deck_out, load_edition_data,
 from coreflow_judge.adjudicator.games.edition_cache import checked_data
 from coreflow_judge.adjudicator.plan import ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
-from coreflow_judge.events.models import Preset, Resolve
+from coreflow_judge.events.models import Resolve
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
@@ -271,10 +272,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 "deck-out cannot be ruled."
             )
         self.check_frame_header(flow, header)
-        self.set_aside_chosen(flow, line)
-        self.set_aside_packs(flow, line)
-        self.place_trumps(flow, line)
-        presets = line.presets or {}
+        setup = setup_of(line)
+        self.set_aside_chosen(flow, setup)
+        self.set_aside_packs(flow, setup)
+        self.place_trumps(flow, setup)
+        presets = setup.presets or {}
         if self.pol["preset"]:
             for p in flow.players:
                 self._preset(flow, p, presets.get(p))

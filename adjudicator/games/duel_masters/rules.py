@@ -78,6 +78,7 @@ from coreflow_judge.adjudicator.games.duel_masters.cards import (
     parse_cards,
     split_ref,
 )
+from coreflow_judge.adjudicator.games.duel_masters.lines import header_of
 from coreflow_judge.adjudicator.games.duel_masters.options import request_options
 from coreflow_judge.adjudicator.games.duel_masters.pending import PendingEffectOrder
 from coreflow_judge.adjudicator.games.edition_cache import checked_data
@@ -301,8 +302,9 @@ class DuelMastersRules(RulesHooks):
         card in a deck. A header that breaks this cannot be judged (the field is named)."""
         words = {"hyperspatial": "a psychic creature (zone: hyperspatial)",
                  "super_gr": "a GR creature (zone: super_gr)"}
+        zones = header_of(header)
         for zone in ZONES:
-            raw = getattr(header, zone)
+            raw = getattr(zones, zone)
             if raw is None:
                 continue
             for p, names in raw.items():
@@ -711,10 +713,10 @@ class DuelMastersRules(RulesHooks):
 
         out += choice_findings(action.name, "request", action.data.get("choices"),
                                line.choices, line.seq)[0]
-        if line.costs:
+        if line.costs:  # a log's costs are refused when read (the game names no kinds)
             rep("legality.cost-unpaid", "dm§2.1",
                 "Duel Masters costs are paid by tapping mana cards, recorded in choices.mana; "
-                "the cost kinds B, L, D, S, C do not apply.",
+                "a request records no costs.",
                 actual=[c.kind for c in line.costs])
         step = action.data.get("step")
         if step is not None and player == flow.turn_player:
