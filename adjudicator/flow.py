@@ -20,7 +20,16 @@ import fnmatch
 from enum import Enum
 from typing import Any
 
-from coreflow_judge.adjudicator.findings import Finding, finding, one_per_code, withdraw_part
+from coreflow_judge.adjudicator.findings import (
+    Finding,
+    FindingList,
+    breaks,
+    finding,
+    listed,
+    one_per_code,
+    weight,
+    withdraw_part,
+)
 from coreflow_judge.adjudicator.game import (
     ActionDef,
     GameResult,
@@ -30,6 +39,7 @@ from coreflow_judge.adjudicator.game import (
 )
 from coreflow_judge.adjudicator.ledger import DERIVABLE, Derived, Ledger
 from coreflow_judge.adjudicator.request import STATUS_WORDS, Req, Status
+from coreflow_judge.adjudicator.stage import Buffer, StageStack
 from coreflow_judge.events.models import (
     ChanceMoved,
     Discard,
@@ -56,6 +66,13 @@ def _result_words(result: str, winner: str | None, reason: str | None) -> str:
     """``alice wins (deck_out)``, ``a draw (turn_limit)``: a game result as a judge says it."""
     why = f" ({reason})" if reason else ""
     return f"{winner} wins{why}" if result == "win" else f"a draw{why}"
+
+
+_DONE = frozenset({"resolved", "fizzled", "negated", "discarded"})
+
+
+def _id(req: Req) -> str:
+    return req.id
 
 
 def _player_named(line: LogLine | None) -> str | None:
@@ -97,8 +114,8 @@ class CoreFlow:
         self.chance: str | None = None
         self.passed: set[str] = set()
         """The pass record (D5): who passed since it was last cleared."""
-        self.stage: list[Req] = []
-        self.buffer: list[Req] = []
+        self.stage = StageStack()
+        self.buffer = Buffer()
         self.once_used: set[tuple[str, str]] = set()
         self.awaiting_instant: Req | None = None
         """An instant request made ([7]) and waiting for its resolve line ([8])."""
@@ -118,14 +135,26 @@ class CoreFlow:
         judge rules on nothing more but the end the table records (its result)."""
         self.started = False
         self.ledger = Ledger(header)
-        self.findings: list[Finding] = []
+        self.findings: list[Finding] = FindingList()
         self.resolutions: dict[int, Resolution] = {}
         """What the rules module returned for each resolve line, by its seq (observers,
         such as the audit, read a resolution's effects here)."""
+        self.moved: dict[str, list[int]] = {}
+        """For each card, the seqs of the resolve lines whose effects (in
+        :attr:`resolutions`) move it, in the order they resolved (the judge's ``kept``
+        repair looks up the latest)."""
         self.next_seq = seq + 1
         self.last_seq = seq
         self._withdrawn = 0
         """Findings of earlier lines withdrawn while the current line is fed."""
+        self._earlier_breaks = 0
+        """How much the rule breaks (findings.breaks) the findings of earlier lines say
+        changed while the current line is fed (withdrawn, or restated)."""
+        self.breaks = 0
+        """The rule breaks :attr:`findings` say (:func:`~adjudicator.findings.breaks`), kept
+        up to date line by line by :meth:`feed` and :meth:`repair` (a reader that adds a
+        finding itself adds its weight): what the judge's repair planner weighs after each
+        line, without counting them all again."""
 
     # ------------------------------------------------------------------ the ledger's parts
     @property
@@ -185,10 +214,17 @@ class CoreFlow:
         line this one withdraws is no longer in :attr:`findings`), one per code per line
         (:func:`~adjudicator.findings.one_per_code`)."""
         start = len(self.findings)
-        self._withdrawn = 0
+        self._withdrawn = self._earlier_breaks = 0
         self._take(line)
-        one_per_code(self.findings, start - self._withdrawn)
+        self._count_breaks(start)
         return self._since(start)
+
+    def _count_breaks(self, start: int) -> None:
+        """After a line or a repair that began with ``start`` findings: merge its findings
+        one per code per line, and bring :attr:`breaks` up to date (the change in those of
+        earlier lines, and the new ones), at the cost of what it reported."""
+        self._earlier_breaks += one_per_code(self.findings, start - self._withdrawn)
+        self.breaks += self._earlier_breaks + breaks(self._since(start))
 
     def _take(self, line: LogLine) -> None:
         """The work of :meth:`feed`."""
@@ -274,8 +310,9 @@ class CoreFlow:
     def repair(self, kind: str, seq: int, line: LogLine | None = None) -> bool:
         """:meth:`_repair`, its finding one per code per line with the line's own."""
         start = len(self.findings)
+        self._withdrawn = self._earlier_breaks = 0
         done = self._repair(kind, seq, line)
-        one_per_code(self.findings, start)
+        self._count_breaks(start)
         return done
 
     def _repair(self, kind: str, seq: int, line: LogLine | None = None) -> bool:
@@ -399,6 +436,7 @@ class CoreFlow:
         handed = self.rules.hand_turn_over(self, who)
         if handed is None:
             return False
+        self.buffer.rerank()  # their controller may have changed
         again = self.turn > 1 and self.next_player(who) == rightful  # who had the last turn
         self.turn_player = who
         if self.chance == rightful:
@@ -575,11 +613,12 @@ class CoreFlow:
                                "turn; it has main timing, so only the turn player may "
                                "request it.", self.turn_player, player))
             if self.stage:
+                waited = listed(self.stage, _id)  # a deep stage is quoted in part
                 broken.append(("timing.main-stage-not-empty", "core[3]",
                                f"{player} requested {action.name} while "
-                               f"{', '.join(r.id for r in self.stage)} waited on the stage; "
+                               f"{', '.join(waited)} waited on the stage; "
                                "it has main timing, so the stage must be empty.",
-                               "empty stage", [r.id for r in self.stage]))
+                               "empty stage", waited))
         if action.once_per_turn and (player, action.id) in self.once_used:
             broken.append(("timing.once-per-turn", self.cite("timing.once-per-turn", "core[3]"),
                            f"{player} already requested {action.name} this turn; it may be "
@@ -628,22 +667,18 @@ class CoreFlow:
         """[6-3]..[6-12]: the buffered requests that may be handled next: those of the
         lowest rank under the game's trigger order (the core rule's own order: instant
         before normal, player by player from the turn player, main before quick)."""
-        if not self.buffer:
-            return []
-        order = self.rules.trigger_order
-        ranks = [order.rank(self, r) for r in self.buffer]
-        low = min(ranks)
-        return [r for r, k in zip(self.buffer, ranks, strict=True) if k == low]
+        return list(self.buffer.first_class(self))
 
     def run_trigger_check(self) -> None:
         """[6]: handle the buffer as far as the rules decide alone, then continue the flow
         where it left off. An instant request, or a choice among several of one class, is
         the players' decision: the flow waits for the log's line."""
         while self.buffer:
-            cls = self.trigger_class()
-            if cls[0].action.speed == "instant" or len(cls) > 1:
+            cls = self.buffer.first_class(self)
+            first = next(iter(cls))
+            if first.action.speed == "instant" or len(cls) > 1:
                 return  # a decision: the log names which one resolves or is staged
-            self._place_normal_trigger(cls[0], derived=True)
+            self._place_normal_trigger(first, derived=True)
         self._continue()
 
     def _place_normal_trigger(self, req: Req, derived: bool) -> None:
@@ -727,17 +762,17 @@ class CoreFlow:
 
     def _check_trigger_order(self, req: Req) -> None:
         """[6-3]..[6-12]: a buffered request handled while one of a lower class waited."""
-        cls = self.trigger_class()
+        cls = self.buffer.first_class(self)
         if not cls or req in cls:
             return
         order = self.rules.trigger_order
-        mine, first = order.rank(self, req), order.rank(self, cls[0])
+        mine, first = order.rank(self, req), order.rank(self, next(iter(cls)))
         component = next(i for i, (a, b) in enumerate(zip(mine, first, strict=True)) if a != b)
         breach = order.breach(component)
         self.report(breach.code, breach.rule,
                     f"The triggered request {req.id} of {req.controller} ({req.action.name}) was "
                     f"handled too early: {breach.message}.",
-                    expected=[r.id for r in cls], actual=req.id)
+                    expected=listed(cls, _id), actual=req.id)
 
     def _miss_pending(self, why: str) -> None:
         """[6], [8]: the log went on as if the pending requests never happened."""
@@ -749,8 +784,8 @@ class CoreFlow:
                         expected=f"resolve {req.id}")
             req.status = "dropped"
         while self.buffer:
-            cls = self.trigger_class()
-            req = cls[0]
+            cls = self.buffer.first_class(self)
+            req = next(iter(cls))
             if req.action.speed == "normal":
                 if len(cls) > 1:
                     self.report("log.choice-missing", "core[6-10]",
@@ -803,16 +838,20 @@ class CoreFlow:
         if missed.parts:
             # It said so of several requests at one line: only this one's part goes.
             part = next(p for p in missed.parts if p.expected in wants)
+            was = weight(missed)
             withdraw_part(missed, part)
+            self._earlier_breaks += weight(missed) - was
             if named:
                 return
             at = self.findings.index(missed) + 1
             missed = part
             self.findings.insert(at, missed)
             self._withdrawn -= 1  # a finding of an earlier line, not one this line raised
+            self._earlier_breaks += weight(missed)
         elif named:
             self.findings.remove(missed)
             self._withdrawn += 1
+            self._earlier_breaks -= weight(missed)
             return
         breach = self.rules.trigger_order.breach(0)
         missed.code, missed.rule = breach.code, breach.rule
@@ -824,8 +863,11 @@ class CoreFlow:
 
     def _stage_is_only_unplayed_triggers(self) -> bool:
         """The stage holds only triggered requests the rules placed and nobody passed on."""
+        # From the top: where the answer is no, the top says so at once (a request the
+        # table made on top of them), and where it is yes they are then dropped.
         return bool(self.stage) and all(
-            r.triggered and not r.staged_in_log and not r.passed_over for r in self.stage
+            r.triggered and not r.staged_in_log and not r.passed_over
+            for r in reversed(self.stage)
         )
 
     def _drop_unplayed_stage(self, why: str) -> None:
@@ -864,7 +906,11 @@ class CoreFlow:
                         f"{line.player} passed without holding the chance.",
                         expected=self.chance, actual=line.player)
             return
-        for r in self.stage:
+        for r in reversed(self.stage):
+            # Those below the first already passed over were marked at an earlier pass:
+            # the stage grows at the top only, so they lie below every unmarked one.
+            if r.passed_over:
+                break
             r.passed_over = True
         if call is not None:
             self.open_call = call
@@ -943,12 +989,12 @@ class CoreFlow:
         req = self.requests.get(rid)
         if req is not None and not self._made_up_name_of_gone(req):
             return req
-        candidates = [r for r in self.trigger_class() if r.provisional] or [
-            r for r in self.stage if r.provisional
-        ]
-        if len(candidates) == 1:
-            self.ledger.bind(candidates[0], rid)
-            return candidates[0]
+        count, only = self.buffer.sole_provisional(self)
+        if count == 0:
+            count, only = self.stage.sole_provisional()
+        if only is not None:
+            self.ledger.bind(only, rid)
+            return only
         return req
 
     def _made_up_name_of_gone(self, req: Req) -> bool:
@@ -1050,6 +1096,12 @@ class CoreFlow:
         """[8]/[15] carry out the request, then [9] the win/lose check."""
         res = self.rules.resolve(self, req, line)
         self.resolutions[line.seq] = res
+        for effect in res.effects:
+            card = effect.get("card") if effect.get("op") == "move" else None
+            if isinstance(card, str):
+                seqs = self.moved.setdefault(card, [])
+                if not seqs or seqs[-1] != line.seq:
+                    seqs.append(line.seq)
         self.findings.extend(res.findings)
         if req.status not in ("negated",):
             req.status = "fizzled" if line.result == "fizzled" else "resolved"
@@ -1151,7 +1203,7 @@ class CoreFlow:
         if d is None and isinstance(line, Trigger):
             # [6]: a trigger line may stand anywhere from the line that fired its trigger
             # up to the line that first names its request (core-flow.md).
-            d = self.ledger.written_late(line, self._unnamed_and_waiting)
+            d = self.ledger.written_late(line, self._unnamed_and_waiting, self._settled)
             if d is None and self._announce_held(line):
                 return True
         if d is not None:
@@ -1221,6 +1273,13 @@ class CoreFlow:
         """A triggered request still waiting in the buffer or on the stage that no line of
         the log placed (its trigger line may still come)."""
         return req.status in ("buffer", "stage") and not req.staged_in_log
+
+    def _settled(self, req: Req) -> bool:
+        """A request that can never wait again unnamed: placed by a line of the log, or
+        done (resolved, fizzled, negated, discarded; dropped, unless the game lets a
+        dropped request resolve late, policy ``resolve_late_triggers``)."""
+        return req.staged_in_log or req.status in _DONE or (
+            req.status == "dropped" and not self.rules.policy.resolve_late_triggers)
 
     def _announce_held(self, line: Trigger) -> bool:
         """[6] under ``resolve_before_cost_triggers``: the costs of the instant request
