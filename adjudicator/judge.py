@@ -529,6 +529,16 @@ CAUSE_REPLAYS_PER_LINE = 8
 CAUSE_REPLAY_ALLOWANCE = 20_000
 
 
+def repair_budget(lines: int) -> ReplayBudget:
+    """What :func:`plan_repairs` may feed for a log of ``lines`` lines."""
+    return ReplayBudget.per_line(lines, REPAIR_REPLAYS_PER_LINE, REPAIR_REPLAY_ALLOWANCE)
+
+
+def cause_budget(lines: int) -> ReplayBudget:
+    """What :func:`group_consequences` may feed for a log of ``lines`` lines."""
+    return ReplayBudget.per_line(lines, CAUSE_REPLAYS_PER_LINE, CAUSE_REPLAY_ALLOWANCE)
+
+
 def plan_repairs(pairs: Pairs, skipped: set[int], budget: ReplayBudget | None = None,
                  ) -> tuple[Repairs, ReplayRun]:
     """Where the table went on from a departure, and how (docs/decisions.md, "Root cause
@@ -542,8 +552,7 @@ def plan_repairs(pairs: Pairs, skipped: set[int], budget: ReplayBudget | None = 
     fed per line of the log) runs out: every reader of a log (the judge, the board, the
     audit, the live table) plans the same repairs."""
     if budget is None:
-        budget = ReplayBudget.per_line(len(pairs), REPAIR_REPLAYS_PER_LINE,
-                                       REPAIR_REPLAY_ALLOWANCE)
+        budget = repair_budget(len(pairs))
     repairs: Repairs = {}
     run = replay(pairs, skipped, repairs)
     tried: set[int] = set()
@@ -600,8 +609,7 @@ def group_consequences(pairs: Pairs, skipped: set[int], repairs: Repairs,
     if len({f.seq for f in errors}) < 2:
         return  # nothing later to follow from anything
     if budget is None:
-        budget = ReplayBudget.per_line(len(pairs), CAUSE_REPLAYS_PER_LINE,
-                                       CAUSE_REPLAY_ALLOWANCE)
+        budget = cause_budget(len(pairs))
     position = {item.seq: i for i, (_no, item) in enumerate(pairs)
                 if not isinstance(item, LineError)}
     tried = 0

@@ -28,21 +28,19 @@ from collections.abc import Iterable
 from coreflow_judge.adjudicator.findings import Finding, breaks
 from coreflow_judge.adjudicator.flow import CoreFlow
 from coreflow_judge.adjudicator.judge import (
-    CAUSE_REPLAY_ALLOWANCE,
-    CAUSE_REPLAYS_PER_LINE,
-    REPAIR_REPLAY_ALLOWANCE,
-    REPAIR_REPLAYS_PER_LINE,
     JudgeInputError,
     Pairs,
     Repairs,
     ReplayBudget,
     ReplayRun,
+    cause_budget,
     feed_line,
     group_consequences,
     mark_next,
     plan_repairs,
     refuse_too_long,
     repair_at,
+    repair_budget,
     replay,
     start_flow,
     taken_back,
@@ -140,11 +138,9 @@ class Replay:
         self.pairs: Pairs = pairs
         self.skipped = taken_back([item for _no, item in pairs])
         """Positions of the lines a correction took back, and of the corrections."""
-        self.planning = budget if budget is not None else ReplayBudget.per_line(
-            len(pairs), REPAIR_REPLAYS_PER_LINE, REPAIR_REPLAY_ALLOWANCE)
+        self.planning = budget if budget is not None else repair_budget(len(pairs))
         """What the plan's trials may feed (it says whether they ran out)."""
-        self.grouping = ReplayBudget.per_line(len(pairs), CAUSE_REPLAYS_PER_LINE,
-                                              CAUSE_REPLAY_ALLOWANCE)
+        self.grouping = cause_budget(len(pairs))
         """What :meth:`conclude`'s trials of causes may feed."""
         self.repairs, run = plan_repairs(pairs, self.skipped, self.planning)
         self.run: ReplayRun | None = run
