@@ -168,7 +168,9 @@ class Replay:
     def walk(self, visitor: Visitor, flow: CoreFlow | None = None, start: int = 1,
              stop: int | None = None) -> CoreFlow:
         """Feed the log (positions ``start`` to ``stop``) to ``flow`` (by default a new
-        one, from the first line) as planned, calling ``visitor`` at each line."""
+        one, from the first line) as planned, calling ``visitor`` at each line. The
+        plan's own flow goes first."""
+        self.run = None
         if flow is None:
             flow = self.start()
         return walk(flow, self.pairs, self.skipped, self.repairs, visitor, start, stop)
