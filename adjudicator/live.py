@@ -41,6 +41,7 @@ from coreflow_judge.events.reader import canonical_dict
 
 Store = Callable[[list[LogLine]], None]
 """Appends lines to the match's record, all or nothing (raises if it cannot)."""
+
 PLAY_MARGIN = 64
 """Lines kept free below :data:`~events.models.MAX_LOG_LINES` when entries stop being
 taken: an entry stores the lines the rules derived before it, and the end of the game its

@@ -196,6 +196,13 @@ def allowed_requests(flow: CoreFlow) -> tuple[Allowed, ...]:
     return _shared(tuple(_allowed(flow)))
 
 
+@lru_cache(maxsize=1024)
+def _shared(allowed: tuple[Allowed, ...]) -> tuple[Allowed, ...]:
+    """One copy of each list of allowed requests: the judge keeps one with every error a
+    player's line raised, and a table allows the same few lists again and again."""
+    return allowed
+
+
 def _allowed(flow: CoreFlow, players: tuple[str, ...] | None = None) -> Iterator[Allowed]:
     """:func:`allowed_requests` one at a time (only ``players``')."""
     actions = getattr(flow.rules, "actions", {})
@@ -297,10 +304,3 @@ def decided(flow: CoreFlow, sees: Sight) -> LogLine | None:
         return None
     return Resolve(seq=flow.next_seq, request=req.id,
                    result="fizzled" if flow.rules.fizzles(flow, req) else "resolved")
-
-
-@lru_cache(maxsize=1024)
-def _shared(allowed: tuple[Allowed, ...]) -> tuple[Allowed, ...]:
-    """One copy of each list of allowed requests: the judge keeps one with every error a
-    player's line raised, and a table allows the same few lists again and again."""
-    return allowed

@@ -186,7 +186,7 @@ def _board_and_normalize(lines: list[str]) -> Any:
     return BoardProjector(iter_lines(lines)).at(), normalize_lines(iter_lines(lines))
 
 
-@pytest.mark.parametrize("name", ["ends", "stacked", "triggers"])
+@pytest.mark.parametrize("name", ["ends", "stacked", "triggers", "reseq"])
 def test_the_audit_costs_the_same_per_line_at_ten_times_the_length(name: str) -> None:
     family = FAMILIES[name]
     per_line = []
@@ -200,7 +200,7 @@ def test_the_audit_costs_the_same_per_line_at_ten_times_the_length(name: str) ->
     assert large_bytes <= 1.1 * small_bytes + 0.5, per_line
 
 
-@pytest.mark.parametrize("name", ["ends", "stacked", "triggers"])
+@pytest.mark.parametrize("name", ["ends", "stacked", "triggers", "reseq"])
 def test_the_board_and_normalize_cost_the_same_per_line(name: str) -> None:
     family = FAMILIES[name]
     per_line = []
