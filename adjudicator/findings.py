@@ -306,7 +306,7 @@ class FindingList(list[Finding]):
         super().__init__(items)
         self._by_seq: dict[int, list[Finding]] | None = None
 
-    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+    def __reduce_ex__(self, _protocol: Any) -> tuple[Any, ...]:
         # A copy (the board's checkpoints, a trial) is the list; its index comes when needed.
         return (FindingList, (list(self),))
 

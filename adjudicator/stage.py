@@ -110,7 +110,7 @@ class StageStack(list[Req]):
                 del unnamed[i]
         return len(live), (live[0] if len(live) == 1 else None)
 
-    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
+    def __reduce_ex__(self, _protocol: SupportsIndex) -> Any:
         # Copied (the board's checkpoints) as a new stage holding the copied requests in
         # order: the copy numbers them again, in the same order.
         return (StageStack, (list(self),))

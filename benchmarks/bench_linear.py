@@ -11,7 +11,8 @@ the growth from one size to the next divided by the growth of the log: 1.0 is li
 and what grows faster than the log shows as more than 1.
 
 Usage: ``python benchmarks/bench_linear.py [--family ends] [--sizes 300,1000,3000,10000]
-[--commands judge,normalize,board,record,audit] [--coreflow PATH]``. A benchmark, never a
+[--commands judge,normalize,board,record,audit] [--coreflow PATH]``; ``--family repeat:5``
+reads the disputed game with its line at position 5 repeated N times instead. A benchmark, never a
 timed test (tests/test_linear.py counts what the readers do instead).
 """
 
@@ -27,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.crafted import FAMILIES  # noqa: E402
+from tests.crafted import DISPUTED, FAMILIES, repeated  # noqa: E402
 
 COMMANDS = ("judge", "normalize", "board", "record", "audit")
 
@@ -51,8 +52,13 @@ def measure(coreflow: str, family: str, n: int, commands: tuple[str, ...],
             work: Path) -> dict[str, tuple[float, int, int]]:
     """(CPU seconds, bytes written, memory) of each command on the family's log of size
     ``n``."""
-    log = work / f"{family}-{n}.jsonl"
-    log.write_text("\n".join(FAMILIES[family](n)) + "\n", encoding="utf-8")
+    log = work / f"{family.replace(':', '-')}-{n}.jsonl"
+    if family.startswith("repeat:"):  # the disputed game, one of its lines repeated
+        at = int(family.split(":")[1])
+        lines = repeated(DISPUTED.read_text(encoding="utf-8").splitlines(), at, n)
+    else:
+        lines = FAMILIES[family](n)
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = work / "out"
     store = work / f"s{n}.db"
     result: dict[str, tuple[float, int, int]] = {"(log)": (0.0, log.stat().st_size, 0)}
@@ -77,7 +83,10 @@ def measure(coreflow: str, family: str, n: int, commands: tuple[str, ...],
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--family", default="ends", choices=sorted(FAMILIES))
+    ap.add_argument("--family", default="ends",
+                    help=f"one of {', '.join(sorted(FAMILIES))} (tests/crafted.py), or "
+                    "repeat:AT: the disputed game with its line at position AT (0 the "
+                    "header) repeated N times")
     ap.add_argument("--sizes", default="300,1000,3000,10000")
     ap.add_argument("--commands", default=",".join(COMMANDS))
     ap.add_argument("--coreflow", default=shutil.which("coreflow") or
