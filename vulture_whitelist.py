@@ -78,6 +78,10 @@ _.__class__
 # tests/conftest.py), and the unused ``style`` argument of Node.repr_failure.
 _.pytest_collect_file
 _.pytest_configure
+_.pytest_ignore_collect
+_.pytest_collection_modifyitems
+_.pytest_sessionfinish
+_.exitstatus
 _.collect
 _.runtest
 _.reportinfo

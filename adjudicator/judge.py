@@ -490,6 +490,31 @@ def _plan_kept(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRun
     return out
 
 
+def clean_replay(pairs: Pairs, skipped: set[int]) -> ReplayRun | None:
+    """The replay of a log none of whose lines raises an error, fed without the repair
+    planner's bookkeeping (what each line's state would allow, the triggered requests on
+    top): the common case, a clean game, costs one plain replay. None as soon as a line
+    raises an error: that log is replayed by :func:`replay`, which notes where a repair
+    may fit. Where it returns a run, it is the run :func:`replay` makes without repairs
+    (no candidates, no line in error)."""
+    no, first = pairs[0]
+    flow = start_flow(first, no)
+    findings = flow.findings
+    counted = [0]
+    running = 0
+    for i in range(1, len(pairs)):
+        no, item = pairs[i]
+        before = len(findings)
+        counted.append(running)
+        feed_item(flow, no, item, i in skipped)
+        if len(findings) > before:
+            for f in findings[before:]:
+                if f.severity == "error":
+                    return None
+        running = flow.breaks  # kept line by line (CoreFlow.breaks)
+    return ReplayRun(flow, breaks(findings), {}, set(), counted)
+
+
 @dataclass(slots=True)
 class ReplayBudget:
     """The lines the judge may feed to the replays of one log beyond reading it, so that
@@ -554,6 +579,9 @@ def plan_repairs(pairs: Pairs, skipped: set[int], budget: ReplayBudget | None = 
     if budget is None:
         budget = repair_budget(len(pairs))
     repairs: Repairs = {}
+    clean = clean_replay(pairs, skipped)
+    if clean is not None:
+        return repairs, clean  # no line in error: no repair to plan
     run = replay(pairs, skipped, repairs)
     tried: set[int] = set()
     while len(tried) < MAX_REPAIR_TRIALS and budget.allows():

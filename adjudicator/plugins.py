@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -26,6 +25,8 @@ from coreflow_judge.adjudicator.findings import CODES
 from coreflow_judge.adjudicator.game import UnsupportedRules
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     from coreflow_judge.adjudicator.findings import Severity
     from coreflow_judge.adjudicator.game import GameRules
     from coreflow_judge.events.models import LogLine, MatchStarted
@@ -167,6 +168,8 @@ _loaded: dict[str, GamePlugin] = {}
 def _registered() -> dict[str, list[EntryPoint]]:
     global _entry_points
     if _entry_points is None:
+        from importlib.metadata import entry_points  # read once, when a list is needed
+
         found: dict[str, list[EntryPoint]] = {}
         for ep in entry_points(group=GROUP):
             found.setdefault(ep.name, []).append(ep)
@@ -187,14 +190,54 @@ def game_ids() -> tuple[str, ...]:
     return tuple(_registered())
 
 
+OWN_GAMES = "coreflow_judge.adjudicator.games"
+"""The package of coreflow's own games: the game ``<id>`` is ``<id>.plugin:GAME`` in it,
+as coreflow's entry points say."""
+
+
+def _own_module(game: str) -> str | None:
+    """The plugin module of coreflow's own game ``game``, found without reading the entry
+    points and without importing it: a command that judges a log knows its game from the
+    header, and needs no list of the games (reading every installed distribution's entry
+    points costs a start tens of milliseconds). None when coreflow has no such game, or
+    once the group has been read (the registry then answers, as for every game)."""
+    if _entry_points is not None or not _GAME_ID.match(game):
+        return None
+    from importlib.util import find_spec
+
+    name = f"{OWN_GAMES}.{game}.plugin"
+    try:
+        return name if find_spec(name) is not None else None
+    except ImportError:  # no such folder among coreflow's games
+        return None
+
+
+def _own_game(game: str) -> GamePlugin | None:
+    """coreflow's own game ``game`` (:func:`_own_module`), loaded; None if it does not
+    load as that game's plugin (the entry points are then read, and the registry says
+    why, as for any game)."""
+    name = _own_module(game)
+    if name is None:
+        return None
+    from importlib import import_module
+
+    try:
+        plugin = getattr(import_module(name), "GAME", None)
+    except Exception:  # noqa: BLE001 - the registry below names the failure, field game
+        return None
+    return plugin if isinstance(plugin, GamePlugin) and plugin.id == game else None
+
+
 def is_registered(game: str) -> bool:
-    return game in _registered()
+    return game in _loaded or _own_module(game) is not None or game in _registered()
 
 
 def game_plugin(game: str) -> GamePlugin:
-    """The game registered as ``game``, loaded on first use."""
-    plugin = _loaded.get(game)
+    """The game registered as ``game``, loaded on first use (one of coreflow's own
+    without reading the entry-point group, :func:`_own_game`)."""
+    plugin = _loaded.get(game) or _own_game(game)
     if plugin is not None:
+        _loaded[game] = plugin
         return plugin
     eps = _registered().get(game)
     if not eps:

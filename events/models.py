@@ -151,10 +151,13 @@ class MatchStarted(_Line):
     @field_validator("game")
     @classmethod
     def _registered_game(cls, game: str) -> str:
-        from coreflow_judge.adjudicator.plugins import game_ids  # the registry decides
+        from coreflow_judge.adjudicator.plugins import (  # the registry decides
+            game_ids,
+            is_registered,
+        )
 
-        known = game_ids()
-        if game not in known:
+        if not is_registered(game):
+            known = game_ids()
             raise ValueError("must be a registered game: " + (", ".join(known) or "none is"))
         return game
 

@@ -621,7 +621,7 @@ GARBAGE = Garbage(GARBAGE_CHOICES, GARBAGE_TARGETS, GARBAGE_KEYS, GARBAGE_EFFECT
                   ACTION_IDS)
 
 
-@examples(60)
+@examples(30)  # sized for CI: --hypothesis-profile deep tries five times as many
 @given(edition=st.sampled_from(EDITIONS), seed=POOL_SEEDS,
        sparse_form=st.booleans(), data=st.data())
 def test_judge_reports_edited_logs_without_crashing(edition: str, seed: int,
@@ -643,7 +643,7 @@ def test_judge_reports_edited_logs_without_crashing(edition: str, seed: int,
     assert [f.seq for f in report.findings] == sorted(f.seq for f in report.findings)
 
 
-@examples(40)
+@examples(20)  # sized for CI: --hypothesis-profile deep tries five times as many
 @given(edition=st.sampled_from(EDITIONS), seed=POOL_SEEDS,
        sparse_form=st.booleans(), data=st.data())
 def test_normalized_edited_logs_keep_their_findings(edition: str, seed: int,

@@ -41,7 +41,6 @@ from coreflow_judge.adjudicator.game import (
     TriggerSpec,
     UnsupportedRules,
 )
-from coreflow_judge.adjudicator.games.blackpoker import schema
 from coreflow_judge.adjudicator.games.blackpoker.abilities import (
     Ability,
     Computation,
@@ -67,6 +66,7 @@ from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving, ste
 from coreflow_judge.adjudicator.games.blackpoker.trumps import TrumpRules
 from coreflow_judge.adjudicator.games.choices import choice_findings, readable
 from coreflow_judge.adjudicator.games.common import deck_out, load_edition_data, unknown_decks
+from coreflow_judge.adjudicator.games.edition_cache import checked_data
 from coreflow_judge.adjudicator.plan import ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
 from coreflow_judge.events.models import Preset, Resolve
@@ -106,20 +106,21 @@ STEPS = step.names()
 """Every step the edition data may name in an action's ``effect``."""
 
 
-_CHECKED: dict[str, int] = {}
-"""Each edition's data as last checked (its object's id): the loaded data is cached, so it
-is checked once per process, not once per match."""
-
-
 def load_edition(edition: str) -> dict[str, Any]:
     """The edition data shipped in the package (never read from outside it), checked
     against the vocabulary this module knows (:func:`schema.check`): a typo in the data
-    fails here, naming the file and the key, never in play."""
-    data = load_edition_data("coreflow_judge.adjudicator.games.blackpoker", edition)
-    if _CHECKED.get(edition) != id(data):
+    fails here, naming the file and the key, never in play. Checked once per content of
+    the data and of this package's code, not once per start (:mod:`..edition_cache`)."""
+    package = "coreflow_judge.adjudicator.games.blackpoker"
+
+    def load() -> dict[str, Any]:
+        from coreflow_judge.adjudicator.games.blackpoker import schema
+
+        data = load_edition_data(package, edition)
         schema.check(data, STEPS)
-        _CHECKED[edition] = id(data)
-    return data
+        return data
+
+    return checked_data(package, f"edition-{edition}", load)
 
 
 @dataclasses.dataclass(slots=True)

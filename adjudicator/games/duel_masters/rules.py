@@ -80,6 +80,7 @@ from coreflow_judge.adjudicator.games.duel_masters.cards import (
 )
 from coreflow_judge.adjudicator.games.duel_masters.options import request_options
 from coreflow_judge.adjudicator.games.duel_masters.pending import PendingEffectOrder
+from coreflow_judge.adjudicator.games.edition_cache import checked_data
 from coreflow_judge.adjudicator.plan import PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import Permission, PermissionPolicy, ProhibitionWins
 from coreflow_judge.events.models import TurnStarted
@@ -105,15 +106,21 @@ adds, so the order changes no value, only how a message lists the steps."""
 
 def load_edition(edition: str) -> dict[str, Any]:
     """The edition data shipped in the package (never read from outside it): every action
-    declares its choices' shapes and has a resolution here (``@resolves``)."""
-    data = load_edition_data("coreflow_judge.adjudicator.games.duel_masters", edition)
-    check_action_choices(data, f"edition-{edition}.yaml")
-    for aid in data["actions"]:
-        if resolves.get(aid) is None:
-            raise EditionDataError(f"edition-{edition}.yaml", f"actions.{aid}",
-                                   "no resolution of this action (known: "
-                                   f"{', '.join(sorted(resolves.names()))})")
-    return data
+    declares its choices' shapes and has a resolution here (``@resolves``). Checked once
+    per content of the data and of the code (:mod:`..edition_cache`)."""
+    package = "coreflow_judge.adjudicator.games.duel_masters"
+
+    def load() -> dict[str, Any]:
+        data = load_edition_data(package, edition)
+        check_action_choices(data, f"edition-{edition}.yaml")
+        for aid in data["actions"]:
+            if resolves.get(aid) is None:
+                raise EditionDataError(f"edition-{edition}.yaml", f"actions.{aid}",
+                                       "no resolution of this action (known: "
+                                       f"{', '.join(sorted(resolves.names()))})")
+        return data
+
+    return checked_data(package, f"edition-{edition}", load)
 
 
 def card_of(ref: str) -> str:
