@@ -1,7 +1,7 @@
 """What the rules wanted next: each error a player's line raised says it.
 
 The judge reads it from the table as it had it just before the line (after any repair
-there, :func:`adjudicator.judge.attach_next`), from one function
+there, :func:`adjudicator.replay.attach_next`), from one function
 (:func:`adjudicator.next_step.next_step`) that ``play``'s ``legal`` also writes from; the
 text report says it in words (docs/findings.md, ``next``).
 """
@@ -16,7 +16,6 @@ import pytest
 from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.judge import (
     Report,
-    attach_next,
     judge_file,
     judge_lines,
     plan_repairs,
@@ -25,6 +24,7 @@ from coreflow_judge.adjudicator.judge import (
 from coreflow_judge.adjudicator.live import LiveTable
 from coreflow_judge.adjudicator.next_step import Allowed, NextStep, Waiting, next_step
 from coreflow_judge.adjudicator.plugins import game_plugin
+from coreflow_judge.adjudicator.replay import attach_next
 from coreflow_judge.cli.render import next_text, report_text
 from coreflow_judge.events.models import LogLine, MatchStarted, Pass, lines_of
 
