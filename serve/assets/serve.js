@@ -199,7 +199,10 @@
           } catch (err) {
             if (err.status && err.status < 500 && err.status !== 429) {
               pending.shift(); save();
+              answered += 1;  // an answer too: the server refused the request itself
               say("refused", [err.message], item.text);
+              if (item.kind === "entry") input.value = item.text || "";
+              document.body.dataset.answered = String(answered);
               continue;
             }
             conn.textContent = L.offline;
