@@ -23,7 +23,7 @@ second, in the log's order, one primitive effect at a time, for every op a log c
   {request}; ``change_target`` {request, target}; ``clear_designation`` {character}.
 
 ``turn`` {player}: the turn End hands over goes to the player the log names
-(:meth:`CoreFlow.turn_taken_by`; a claim that leaves the turn change out is reported only:
+(:meth:`Reconciler.turn_taken_by`; a claim that leaves the turn change out is reported only:
 the lines that follow show whose turn it was, and the core flow's ``turn`` repair judges
 them). ``reveal`` is no change of the table.
 
@@ -544,7 +544,7 @@ class AsPlayed:
         """The turn the rules handed over is the named player's (before the requests that
         start it are made: the Charge is that player's)."""
         if self.turn_started and isinstance(t.get("player"), str):
-            self.res.flow.turn_taken_by(t["player"])
+            self.res.flow.reconciler.turn_taken_by(t["player"])
 
     @does("negate")
     def do_negate(self, t: Effect) -> None:
