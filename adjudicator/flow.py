@@ -122,8 +122,14 @@ class CoreFlow:
         self.last_seq = seq
         self._withdrawn = 0
         """Findings of earlier lines withdrawn while the current line is fed."""
-        self.reconciler = reconcile.Reconciler(self)
-        """Takes a table that went off the chart's script as it played (its own module)."""
+
+    @property
+    def reconciler(self) -> reconcile.Reconciler:
+        """The part that takes a table that went off the chart's script as it played (its
+        own module). Made at each use: a flow refers to nothing that refers back to it, so
+        the many flows the judge's repair planner replays are freed as soon as they are
+        done, with no cyclic garbage collection."""
+        return reconcile.Reconciler(self)
 
     # ------------------------------------------------------------------ the ledger's parts
     @property

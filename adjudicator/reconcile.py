@@ -60,7 +60,10 @@ def _player_named(line: LogLine | None) -> str | None:
 
 
 class Reconciler:
-    """The flow's part that takes a table that went off script as it played."""
+    """The flow's part that takes a table that went off script as it played (a view of
+    the flow, :attr:`CoreFlow.reconciler`: it keeps no state of its own)."""
+
+    __slots__ = ("flow",)
 
     def __init__(self, flow: chart.CoreFlow) -> None:
         self.flow = flow
