@@ -9,7 +9,7 @@ here, because it is computed from the folders (a new game folder needs no edit).
 from setuptools import find_packages, setup
 
 NAMESPACE = "coreflow_judge"
-FOLDERS = ["adjudicator", "events", "projections", "cli", "audit"]
+FOLDERS = ["adjudicator", "events", "projections", "cli", "audit", "serve"]
 API = "api"
 """The folder installed as the package ``coreflow_judge`` itself (its ``__init__.py``)."""
 

@@ -292,6 +292,20 @@ TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "line.game_started": ("the game starts, {player} first", "ゲーム開始、先攻 {player}"),
     "line.roll": ("{player} rolls {result} on d{sides}",
                   "{player} のダイス d{sides} の目 {result}"),
+    # The answers of coreflow serve's table page (the rest are play's).
+    "serve.empty": ("nothing was entered", "何も入力されていない"),
+    "serve.too_long": ("the entry is too long for one line; nothing was recorded",
+                       "1行として長すぎる（何も記録していない）"),
+    "serve.unprintable": ("the entry holds characters that cannot be shown (a control "
+                          "character); nothing was recorded",
+                          "表示できない文字（制御文字）が含まれている（何も記録していない）"),
+    "serve.undo_button": ("to take back an entry use the Undo button and give the reason",
+                          "取り消しは「取り消す」ボタンで理由を添えて行う"),
+    "serve.moved": ("the table has moved on since this page was drawn (another device of "
+                    "the table entered a line): look at the board again; nothing was "
+                    "recorded",
+                    "この画面を表示した後に卓の記録が進んだ（同じ卓の別の端末が入力した）。"
+                    "盤面を確認して入力し直す（何も記録していない）"),
 })
 """key -> (English, Japanese): every fixed word of the report, the board and ``play``,
 as ``str.format`` templates (both take the same fields)."""

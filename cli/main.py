@@ -1385,6 +1385,10 @@ from coreflow_judge.cli.viewer import register as _register_viewer  # noqa: E402
 
 _register_viewer(app)
 
+from coreflow_judge.cli.serve import register as _register_serve  # noqa: E402 - the web server
+
+_register_serve(app)
+
 
 def main() -> None:  # pragma: no cover - the console script calls ``app``
     app()

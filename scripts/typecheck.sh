@@ -11,7 +11,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VIEW="$(mktemp -d "${TMPDIR:-/tmp}/coreflow-typecheck.XXXXXX")"
 trap 'rm -rf "$VIEW"' EXIT
 mkdir "$VIEW/coreflow_judge"
-for folder in adjudicator events projections cli audit; do
+for folder in adjudicator events projections cli audit serve; do
     ln -s "$ROOT/$folder" "$VIEW/coreflow_judge/$folder"
 done
 # api/ is the package coreflow_judge itself (its __init__.py and modules).
