@@ -8,8 +8,13 @@ game can give; a game's own codes (a step order, a once-per-game use) come with 
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from copy import deepcopy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from itertools import islice
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.next_step import NextStep
@@ -138,17 +143,19 @@ class Finding:
     """What the rules wanted next, from the table as the judge had it just before the
     line (after any repair there): set on the errors a player's line raised
     (:func:`adjudicator.judge.attach_next`), absent on others."""
-    parts: tuple[Finding, ...] = field(default=(), repr=False, compare=False)
+    parts: Sequence[Finding] = field(default=(), repr=False, compare=False)
     """The findings of the same code and line this one stands for (:func:`merge`), each
     as it was reported; empty for a finding reported once. Never in the JSON report."""
+    said: _Said | None = field(default=None, repr=False, compare=False)
+    """What the parts say together, kept as they come (:func:`merge`); None until then."""
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "seq": self.seq, "severity": self.severity,
                                "rule": self.rule, "message": self.message}
         if self.expected is not None:
-            out["expected"] = self.expected
+            out["expected"] = deepcopy(self.expected)
         if self.actual is not None:
-            out["actual"] = self.actual
+            out["actual"] = deepcopy(self.actual)
         if self.caused_by is not None:
             out["caused_by"] = {"seq": self.caused_by[0], "code": self.caused_by[1]}
         if self.next is not None:
@@ -159,44 +166,113 @@ class Finding:
 _RANK: dict[str, int] = {"error": 2, "warning": 1, "info": 0}
 
 
-def _together(values: list[Any]) -> Any:
-    """The distinct values of ``values`` that are set, in order: None for none, the value
-    for one, a list for several."""
-    out: list[Any] = []
-    for v in values:
-        if v is not None and v not in out:
-            out.append(v)
-    if not out:
-        return None
-    return out[0] if len(out) == 1 else out
+MESSAGES = 10
+"""The most distinct messages a finding that stands for several (:func:`merge`) says in
+full; past that, how many more there were: a log may repeat one line's seq as often as it
+likes, and merging one more part costs the same however many came before."""
+
+
+def _key(value: Any) -> Any:
+    """``value`` as a key equal for equal values (a list or a dict by its JSON text)."""
+    try:
+        hash(value)
+    except TypeError:
+        return (1, json.dumps(value, sort_keys=True, default=repr))
+    return (0, value)
+
+
+class _Distinct:
+    """The distinct values set among the parts' (of ``expected`` or ``actual``), in order."""
+
+    __slots__ = ("keys", "values")
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self.keys: set[Any] = set()
+
+    def add(self, value: Any) -> None:
+        if value is None:
+            return
+        key = _key(value)
+        if key not in self.keys:
+            self.keys.add(key)
+            self.values.append(value)
+
+    def together(self) -> Any:
+        """None for none, the value for one, the list of them for several."""
+        values = self.values
+        if not values:
+            return None
+        return values[0] if len(values) == 1 else values
+
+
+class _Said:
+    """What the parts of a merged finding say together, kept as each part comes."""
+
+    __slots__ = ("expected", "actual", "messages", "seen", "more", "severity")
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+        self.seen: set[str] = set()
+        self.more = 0
+        self.expected = _Distinct()
+        self.actual = _Distinct()
+        self.severity: Severity = "info"
+
+    def add(self, part: Finding) -> None:
+        if part.message not in self.seen:
+            self.seen.add(part.message)
+            if len(self.messages) < MESSAGES:
+                self.messages.append(part.message)
+            else:
+                self.more += 1
+        self.expected.add(part.expected)
+        self.actual.add(part.actual)
+        if _RANK[part.severity] > _RANK[self.severity]:
+            self.severity = part.severity
+
+    def say(self, f: Finding) -> None:
+        """``f`` says what its parts say."""
+        more = f" ({self.more} more)" if self.more else ""
+        f.message = " ".join(self.messages) + more
+        f.expected = self.expected.together()
+        f.actual = self.actual.together()
+        f.severity = self.severity
+
+
+def _alone(f: Finding) -> Finding:
+    """``f`` as reported, without what it stands for."""
+    return Finding(f.code, f.seq, f.rule, f.message, f.severity, f.expected, f.actual)
 
 
 def merge(into: Finding, other: Finding) -> None:
     """``other`` (same code, same line) becomes part of ``into``: one finding per code per
     line (docs/findings.md), which names everything the line broke that rule with. Its
-    message says each part once, in the order reported; ``expected`` and ``actual`` are the
-    parts' values (a list where they differ); the severity is the gravest; the rule, the
-    cause and the next step are ``into``'s."""
-    if not into.parts:
-        into.parts = (Finding(into.code, into.seq, into.rule, into.message, into.severity,
-                              into.expected, into.actual),)
-    into.parts += other.parts or (Finding(other.code, other.seq, other.rule, other.message,
-                                          other.severity, other.expected, other.actual),)
-    _rebuild(into)
+    message says each part once, in the order reported (the first :data:`MESSAGES` of
+    them, then how many more); ``expected`` and ``actual`` are the parts' values (a list
+    where they differ); the severity is the gravest; the rule, the cause and the next
+    step are ``into``'s. Costs what ``other`` says, however many parts ``into`` has."""
+    if into.said is None:
+        parts = list(into.parts) or [_alone(into)]
+        into.parts, into.said = parts, _Said()
+        for p in parts:
+            into.said.add(p)
+    new = other.parts or (_alone(other),)
+    assert isinstance(into.parts, list)
+    into.parts.extend(new)
+    for p in new:
+        into.said.add(p)
+    into.said.say(into)
 
 
 def _rebuild(f: Finding) -> None:
     """``f`` said again from its parts."""
-    parts = f.parts
-    messages: list[str] = []
-    for p in parts:
-        if p.message not in messages:
-            messages.append(p.message)
-    f.message = " ".join(messages)
-    f.expected = _together([p.expected for p in parts])
-    f.actual = _together([p.actual for p in parts])
-    f.severity = max((p.severity for p in parts), key=_RANK.__getitem__)
-    if len(parts) == 1:
+    f.said = None
+    said = _Said()
+    for p in f.parts:
+        said.add(p)
+    said.say(f)
+    if len(f.parts) == 1:
         f.parts = ()
 
 
@@ -207,28 +283,141 @@ def breaks(findings: list[Finding]) -> int:
     return sum(len(f.parts) or 1 for f in findings if f.severity == "error")
 
 
+def weight(f: Finding) -> int:
+    """The rule breaks ``f`` says (:func:`breaks` of it alone)."""
+    return (len(f.parts) or 1) if f.severity == "error" else 0
+
+
 def withdraw_part(f: Finding, part: Finding) -> None:
     """``part`` of a merged finding ``f`` is no longer true: ``f`` says only the rest."""
-    f.parts = tuple(p for p in f.parts if p is not part)
+    f.parts = [p for p in f.parts if p is not part]
     _rebuild(f)
 
 
-def one_per_code(findings: list[Finding], new_from: int) -> None:
+class FindingList(list[Finding]):
+    """A flow's findings, in the order reported, with the findings of each line at hand:
+    :func:`one_per_code` looks up a line's findings without reading the others, so a line
+    costs what it reports however long the log. Adding at the end and cutting the end
+    keep the index; any other change drops it, and the next look-up builds it again."""
+
+    __slots__ = ("_by_seq",)
+
+    def __init__(self, items: Iterable[Finding] = ()) -> None:
+        super().__init__(items)
+        self._by_seq: dict[int, list[Finding]] | None = None
+
+    def __reduce_ex__(self, _protocol: Any) -> tuple[Any, ...]:
+        # A copy (the board's checkpoints, a trial) is the list; its index comes when needed.
+        return (FindingList, (list(self),))
+
+    def of_line(self, seq: int) -> list[Finding]:
+        """The findings about line ``seq``, in the list's order (not to be changed)."""
+        index = self._by_seq
+        if index is None:
+            index = self._by_seq = {}
+            for f in self:
+                index.setdefault(f.seq, []).append(f)
+        return index.get(seq, [])
+
+    def append(self, f: Finding) -> None:
+        super().append(f)
+        if self._by_seq is not None:
+            self._by_seq.setdefault(f.seq, []).append(f)
+
+    def extend(self, items: Iterable[Finding]) -> None:
+        items = list(items)
+        super().extend(items)
+        if self._by_seq is not None:
+            for f in items:
+                self._by_seq.setdefault(f.seq, []).append(f)
+
+    def __iadd__(self, items: Iterable[Finding]) -> FindingList:  # type: ignore[override,misc]
+        self.extend(items)
+        return self
+
+    def _cut(self, key: Any) -> bool:
+        """Whether ``key`` is a cut of the end (``[start:]``), taken out of the index."""
+        if not (isinstance(key, slice) and key.stop is None and key.step is None):
+            return False
+        start = range(len(self))[key].start if len(self) else 0
+        index = self._by_seq
+        if index is not None:
+            for f in reversed(self[start:]):
+                group = index.get(f.seq)
+                if not group or group[-1] is not f:  # a seq changed meanwhile
+                    self._by_seq = None
+                    break
+                group.pop()
+                if not group:
+                    del index[f.seq]
+        return True
+
+    def __delitem__(self, key: Any) -> None:
+        if not self._cut(key):
+            self._by_seq = None
+        super().__delitem__(key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if self._cut(key):
+            super().__delitem__(key)
+            self.extend(value)
+            return
+        self._by_seq = None
+        super().__setitem__(key, value)
+
+    def insert(self, at: Any, f: Finding) -> None:
+        self._by_seq = None
+        super().insert(at, f)
+
+    def remove(self, f: Finding) -> None:
+        self._by_seq = None
+        super().remove(f)
+
+    def pop(self, at: Any = -1) -> Finding:
+        self._by_seq = None
+        return super().pop(at)
+
+    def clear(self) -> None:
+        self._by_seq = None
+        super().clear()
+
+    def sort(self, *args: Any, **kwargs: Any) -> None:
+        self._by_seq = None
+        super().sort(*args, **kwargs)
+
+    def reverse(self) -> None:
+        self._by_seq = None
+        super().reverse()
+
+
+def one_per_code(findings: list[Finding], new_from: int) -> int:
     """The findings from position ``new_from`` on are new: each that has the line and the
     code of a finding before it (an earlier one, or a new one) is merged into that one
     (:func:`merge`) and leaves the list. The one place where "one finding per code per
     line" (docs/findings.md) holds, for every game: a rule check may report each card it
-    finds wrong, the line still gets one finding."""
+    finds wrong, the line still gets one finding.
+
+    Returns how much the rule breaks (:func:`breaks`) of the findings before ``new_from``
+    changed (those that took in a new one)."""
     fresh = findings[new_from:]
     if not fresh:
-        return
-    lines = {f.seq for f in fresh}
-    if len(fresh) == 1 and not any(f.seq in lines for f in findings[:new_from]):
-        return
+        return 0
+    lines = Counter(f.seq for f in fresh)
     first: dict[tuple[int, str], Finding] = {}
-    for f in findings[:new_from]:
-        if f.seq in lines:
-            first.setdefault((f.seq, f.code), f)
+    if isinstance(findings, FindingList):
+        # The new ones are the last of their line's: those before them are earlier.
+        for seq, new in lines.items():
+            group = findings.of_line(seq)
+            for f in group[:len(group) - new]:
+                first.setdefault((f.seq, f.code), f)
+    else:
+        for f in findings[:new_from]:
+            if f.seq in lines:
+                first.setdefault((f.seq, f.code), f)
+    if len(fresh) == 1 and not first:
+        return 0
+    before = {id(f): f for f in first.values()}
+    earlier: dict[int, tuple[Finding, int]] = {}  # id -> (a finding before, its weight)
     keep: list[Finding] = []
     for f in fresh:
         into = first.get((f.seq, f.code))
@@ -236,8 +425,11 @@ def one_per_code(findings: list[Finding], new_from: int) -> None:
             first[(f.seq, f.code)] = f
             keep.append(f)
         else:
+            if id(into) in before:
+                earlier.setdefault(id(into), (into, weight(into)))
             merge(into, f)
     findings[new_from:] = keep
+    return sum(weight(f) - w for f, w in earlier.values())
 
 
 def finding(
@@ -264,6 +456,28 @@ def finding(
         expected=expected,
         actual=actual,
     )
+
+
+T = TypeVar("T")
+
+LISTED = 10
+"""The most entries a finding quotes of a list it reads off the table (the requests on the
+stage, in the buffer): a log may make those as long as it likes, and a finding about one
+line stays the size of a line (docs/findings.md, "Long lists")."""
+
+
+def listed(items: Sequence[T] | dict[T, Any], name: Callable[[T], str] = str,
+           limit: int = LISTED) -> list[str]:
+    """``items`` (a list, or the keys of a dict, in order) by ``name`` for a finding to
+    quote, at most ``limit`` of them: past that, the first and the last ``limit // 2``,
+    with one entry between them saying how many were left out (``"(290 more)"``, which
+    no id can be: ids hold no blank). Costs ``limit``, whatever the length of ``items``."""
+    if len(items) <= limit:
+        return [name(x) for x in items]
+    half = limit // 2
+    head = [name(x) for x in islice(items, half)]
+    tail = [name(x) for x in islice(reversed(items), half)]
+    return [*head, f"({len(items) - 2 * half} more)", *reversed(tail)]
 
 
 def code_entry(code: str) -> tuple[Severity, str] | None:

@@ -26,7 +26,14 @@ from enum import Enum
 from typing import Any
 
 from coreflow_judge.adjudicator import reconcile
-from coreflow_judge.adjudicator.findings import Finding, finding, one_per_code
+from coreflow_judge.adjudicator.findings import (
+    Finding,
+    FindingList,
+    breaks,
+    finding,
+    listed,
+    one_per_code,
+)
 from coreflow_judge.adjudicator.game import (
     ActionDef,
     GameResult,
@@ -36,6 +43,7 @@ from coreflow_judge.adjudicator.game import (
 )
 from coreflow_judge.adjudicator.ledger import DERIVABLE, Derived, Ledger
 from coreflow_judge.adjudicator.request import STATUS_WORDS, Req, Status
+from coreflow_judge.adjudicator.stage import Buffer, StageStack
 from coreflow_judge.events.models import (
     ChanceMoved,
     Discard,
@@ -62,6 +70,10 @@ def _result_words(result: str, winner: str | None, reason: str | None) -> str:
     """``alice wins (deck_out)``, ``a draw (turn_limit)``: a game result as a judge says it."""
     why = f" ({reason})" if reason else ""
     return f"{winner} wins{why}" if result == "win" else f"a draw{why}"
+
+
+def _id(req: Req) -> str:
+    return req.id
 
 
 class Continuation(Enum):
@@ -93,8 +105,8 @@ class CoreFlow:
         self.chance: str | None = None
         self.passed: set[str] = set()
         """The pass record (D5): who passed since it was last cleared."""
-        self.stage: list[Req] = []
-        self.buffer: list[Req] = []
+        self.stage = StageStack()
+        self.buffer = Buffer()
         self.once_used: set[tuple[str, str]] = set()
         self.awaiting_instant: Req | None = None
         """An instant request made ([7]) and waiting for its resolve line ([8])."""
@@ -114,14 +126,26 @@ class CoreFlow:
         judge rules on nothing more but the end the table records (its result)."""
         self.started = False
         self.ledger = Ledger(header)
-        self.findings: list[Finding] = []
+        self.findings: list[Finding] = FindingList()
         self.resolutions: dict[int, Resolution] = {}
         """What the rules module returned for each resolve line, by its seq (observers,
         such as the audit, read a resolution's effects here)."""
+        self.moved: dict[str, list[int]] = {}
+        """For each card, the seqs of the resolve lines whose effects (in
+        :attr:`resolutions`) move it, in the order they resolved (the judge's ``kept``
+        repair looks up the latest)."""
         self.next_seq = seq + 1
         self.last_seq = seq
         self._withdrawn = 0
         """Findings of earlier lines withdrawn while the current line is fed."""
+        self._earlier_breaks = 0
+        """How much the rule breaks (findings.breaks) the findings of earlier lines say
+        changed while the current line is fed (withdrawn, or restated)."""
+        self.breaks = 0
+        """The rule breaks :attr:`findings` say (:func:`~adjudicator.findings.breaks`), kept
+        up to date line by line by :meth:`feed` and :meth:`repair` (a reader that adds a
+        finding itself adds its weight): what the judge's repair planner weighs after each
+        line, without counting them all again."""
 
     @property
     def reconciler(self) -> reconcile.Reconciler:
@@ -183,10 +207,17 @@ class CoreFlow:
         line this one withdraws is no longer in :attr:`findings`), one per code per line
         (:func:`~adjudicator.findings.one_per_code`)."""
         start = len(self.findings)
-        self._withdrawn = 0
+        self._withdrawn = self._earlier_breaks = 0
         self._take(line)
-        one_per_code(self.findings, start - self._withdrawn)
+        self._count_breaks(start)
         return self._since(start)
+
+    def _count_breaks(self, start: int) -> None:
+        """After a line or a repair that began with ``start`` findings: merge its findings
+        one per code per line, and bring :attr:`breaks` up to date (the change in those of
+        earlier lines, and the new ones), at the cost of what it reported."""
+        self._earlier_breaks += one_per_code(self.findings, start - self._withdrawn)
+        self.breaks += self._earlier_breaks + breaks(self._since(start))
 
     def _take(self, line: LogLine) -> None:
         """The work of :meth:`feed`."""
@@ -263,8 +294,9 @@ class CoreFlow:
         :meth:`~adjudicator.reconcile.Reconciler.repair`), its finding one per code per
         line with the line's own."""
         start = len(self.findings)
+        self._withdrawn = self._earlier_breaks = 0
         done = self.reconciler.repair(kind, seq, line)
-        one_per_code(self.findings, start)
+        self._count_breaks(start)
         return done
 
     def skip(self, line: LogLine) -> None:
@@ -421,11 +453,12 @@ class CoreFlow:
                                "turn; it has main timing, so only the turn player may "
                                "request it.", self.turn_player, player))
             if self.stage:
+                waited = listed(self.stage, _id)  # a deep stage is quoted in part
                 broken.append(("timing.main-stage-not-empty", "core[3]",
                                f"{player} requested {action.name} while "
-                               f"{', '.join(r.id for r in self.stage)} waited on the stage; "
+                               f"{', '.join(waited)} waited on the stage; "
                                "it has main timing, so the stage must be empty.",
-                               "empty stage", [r.id for r in self.stage]))
+                               "empty stage", waited))
         if action.once_per_turn and (player, action.id) in self.once_used:
             broken.append(("timing.once-per-turn", self.cite("timing.once-per-turn", "core[3]"),
                            f"{player} already requested {action.name} this turn; it may be "
@@ -474,22 +507,18 @@ class CoreFlow:
         """[6-3]..[6-12]: the buffered requests that may be handled next: those of the
         lowest rank under the game's trigger order (the core rule's own order: instant
         before normal, player by player from the turn player, main before quick)."""
-        if not self.buffer:
-            return []
-        order = self.rules.trigger_order
-        ranks = [order.rank(self, r) for r in self.buffer]
-        low = min(ranks)
-        return [r for r, k in zip(self.buffer, ranks, strict=True) if k == low]
+        return list(self.buffer.first_class(self))
 
     def run_trigger_check(self) -> None:
         """[6]: handle the buffer as far as the rules decide alone, then continue the flow
         where it left off. An instant request, or a choice among several of one class, is
         the players' decision: the flow waits for the log's line."""
         while self.buffer:
-            cls = self.trigger_class()
-            if cls[0].action.speed == "instant" or len(cls) > 1:
+            cls = self.buffer.first_class(self)
+            first = next(iter(cls))
+            if first.action.speed == "instant" or len(cls) > 1:
                 return  # a decision: the log names which one resolves or is staged
-            self._place_normal_trigger(cls[0], derived=True)
+            self._place_normal_trigger(first, derived=True)
         self._continue()
 
     def _place_normal_trigger(self, req: Req, derived: bool) -> None:
@@ -573,17 +602,17 @@ class CoreFlow:
 
     def _check_trigger_order(self, req: Req) -> None:
         """[6-3]..[6-12]: a buffered request handled while one of a lower class waited."""
-        cls = self.trigger_class()
+        cls = self.buffer.first_class(self)
         if not cls or req in cls:
             return
         order = self.rules.trigger_order
-        mine, first = order.rank(self, req), order.rank(self, cls[0])
+        mine, first = order.rank(self, req), order.rank(self, next(iter(cls)))
         component = next(i for i, (a, b) in enumerate(zip(mine, first, strict=True)) if a != b)
         breach = order.breach(component)
         self.report(breach.code, breach.rule,
                     f"The triggered request {req.id} of {req.controller} ({req.action.name}) was "
                     f"handled too early: {breach.message}.",
-                    expected=[r.id for r in cls], actual=req.id)
+                    expected=listed(cls, _id), actual=req.id)
 
     def _action_name(self, action_id: str) -> str:
         action = self.rules.action(action_id)
@@ -613,7 +642,11 @@ class CoreFlow:
                         f"{line.player} passed without holding the chance.",
                         expected=self.chance, actual=line.player)
             return
-        for r in self.stage:
+        for r in reversed(self.stage):
+            # Those below the first already passed over were marked at an earlier pass:
+            # the stage grows at the top only, so they lie below every unmarked one.
+            if r.passed_over:
+                break
             r.passed_over = True
         if call is not None:
             self.open_call = call
@@ -771,6 +804,12 @@ class CoreFlow:
         """[8]/[15] carry out the request, then [9] the win/lose check."""
         res = self.rules.resolve(self, req, line)
         self.resolutions[line.seq] = res
+        for effect in res.effects:
+            card = effect.get("card") if effect.get("op") == "move" else None
+            if isinstance(card, str):
+                seqs = self.moved.setdefault(card, [])
+                if not seqs or seqs[-1] != line.seq:
+                    seqs.append(line.seq)
         self.findings.extend(res.findings)
         if req.status not in ("negated",):
             req.status = "fizzled" if line.result == "fizzled" else "resolved"

@@ -10,15 +10,22 @@ import gc
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from coreflow_judge.adjudicator.findings import Finding, breaks, finding
+from coreflow_judge.adjudicator.findings import Finding, breaks, finding, weight
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.game import GameRules, UnsupportedRules
 from coreflow_judge.adjudicator.next_step import NextStep, next_step, not_weighing
 from coreflow_judge.adjudicator.plugins import game_plugin
-from coreflow_judge.events.models import LogLine, MatchStarted, Resolve, TakenBack
+from coreflow_judge.events.models import (
+    MAX_LOG_LINES,
+    LogLine,
+    MatchStarted,
+    Resolve,
+    TakenBack,
+)
 from coreflow_judge.events.reader import LineError, read_log
 
 
@@ -60,12 +67,14 @@ class Report:
         """The error findings, less those that follow from another (``caused_by``)."""
         return sum(1 for f in self.findings if f.severity == "error" and f.caused_by is None)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, findings: bool = True) -> dict[str, Any]:
+        """The JSON report; without ``findings``, its ``findings`` is an empty list (for
+        a writer that writes them one at a time)."""
         out: dict[str, Any] = {
             "match_id": self.match_id,
             "rules": self.rules,
             "events": self.events,
-            "findings": [f.as_dict() for f in self.findings],
+            "findings": [f.as_dict() for f in self.findings] if findings else [],
             "result": self.result,
         }
         if self.notes:
@@ -109,6 +118,7 @@ def feed_item(flow: CoreFlow, line_no: int, item: LogLine | LineError,
             f"Line {line_no}: field {item.field!r}: {item.message}",
             actual={"line": line_no, "field": item.field},
         ))
+        flow.breaks += weight(flow.findings[-1])
         flow.next_seq += 1
         return
     flow.feed(item)
@@ -136,6 +146,7 @@ def start_flow(first: LogLine | LineError, line_no: int = 1) -> CoreFlow:
     if first.seq != 1:
         flow.findings.append(finding("log.seq-gap", first.seq, "log", "Line 1 must have seq 1.",
                                      expected=1, actual=first.seq))
+        flow.breaks += 1
     return flow
 
 
@@ -188,12 +199,14 @@ def _feed_repaired(flow: CoreFlow, i: int, item: LogLine, repairs: Repairs) -> l
         raised = flow.findings[before:]
         del flow.findings[before:]
         flow.findings.extend(f for f in raised if f.code in amend.codes_at)
+        flow.breaks += breaks(flow.findings[before:]) - breaks(raised)
         return flow.findings[before:]
     raised = flow.feed(item)
     kept = repairs.get(i)
     if isinstance(kept, Kept):
         root = kept.root_finding()
         flow.findings.append(root)
+        flow.breaks += weight(root)
         raised = [*raised, root]
     return raised
 
@@ -290,12 +303,17 @@ class ReplayRun:
     """Positions whose line raised an error."""
     before: list[int]
     """For each position, the rule breaks (findings.breaks) reported before its line."""
+    stopped: bool = False
+    """The replay stopped at the line it was for, which broke a rule (``keeping``)."""
 
 
 def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None = None,
-           ) -> ReplayRun:
+           keeping: int | None = None) -> ReplayRun:
     """Feed ``pairs`` (the first ``upto`` of them) to a new flow, taking the table as it
-    played at the lines ``repairs`` names. Not finished (:meth:`CoreFlow.finish`)."""
+    played at the lines ``repairs`` names. Not finished (:meth:`CoreFlow.finish`).
+
+    ``keeping``: a position whose line the replay is for, to see whether it keeps the
+    rules: if it breaks one, the replay stops there (:attr:`ReplayRun.stopped`)."""
     no, first = pairs[0]
     flow = start_flow(first, no)
     candidates: dict[int, tuple[str, ...]] = {}
@@ -312,14 +330,17 @@ def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None =
         worth = _repairs_worth_trying(flow, item) if kind is None else ()
         if "turn" in worth and flow.turn != turn_began[1]:
             turn_began = (i, flow.turn)
-        waiting = [r.source for r in flow.buffer if r.source] if kind is None else []
+        # The sources of the triggered requests waiting (of the first few: no game's buffer
+        # holds more), which the line may go on without.
+        waiting = [r.source for r in islice(flow.buffer, MAX_WAITING) if r.source] \
+            if kind is None and flow.buffer else []
         repair_at(flow, pairs, i, repairs)
         top = _unnamed_top(flow)
         if top is not None and not top.passed_over:
             on_top.setdefault(id(top), i)
         if top is not None and isinstance(item, Resolve) and item.request != top.id and \
                 item.request not in flow.requests and not flow.buffer and \
-                [r for r in flow.stage if r.provisional] == [top] and \
+                flow.stage.sole_provisional() == (1, top) and \
                 on_top.get(id(top), i) > last_error:
             # The flow binds the name to ``top``, which came with no error since.
             guessed = on_top.get(id(top), i)
@@ -332,13 +353,12 @@ def replay(pairs: Pairs, skipped: set[int], repairs: Repairs, upto: int | None =
             raised = [f for f in _feed_repaired(flow, i, item, repairs)
                       if not (isinstance(kind, Kept) and f.code == kind.root.code
                               and f.message == kind.root.message)]
-        if flow._withdrawn or raised or kind is not None or len(flow.findings) != before:
-            # The line reported (perhaps into an earlier finding of its code, merged) or
-            # withdrew a finding: the rule breaks counted again (findings.breaks).
-            running = breaks(flow.findings)
+        running = flow.breaks  # kept line by line (CoreFlow.breaks)
         if any(f.severity == "error" for f in raised):
             erring.add(i)
             last_error = i
+            if i == keeping:
+                return ReplayRun(flow, running, candidates, erring, counted, stopped=True)
             if kind is None and not isinstance(item, LineError) and \
                     _kept_candidates(flow, item, waiting):
                 worth = (*worth, "kept")
@@ -389,34 +409,47 @@ def _refs_named(line: LogLine) -> list[str]:
     return out
 
 
+MAX_WAITING = 16
+"""Triggered requests of the buffer whose sources a line in error may have gone on without
+(the ``kept`` repair): the first ones; no game's buffer holds more."""
+MAX_LATER_MOVES = 8
+"""Moves of a card looked at to find the latest one before a line (:func:`_kept_candidates`):
+more than one only where the log numbers its lines out of order."""
+
+
 def _kept_candidates(flow: CoreFlow, line: LogLine, waiting: list[str]) -> list[tuple[str, int]]:
     """Cards a line names (or the sources of the triggered requests it went on without,
     ``waiting``) that an earlier resolution moved: (card, seq of that resolve line), the
     latest move of each. The table may have kept them where they were (the ``kept``
     repair, :class:`Kept`)."""
     refs = list(dict.fromkeys([*waiting, *_refs_named(line)]))
-    if not refs or not flow.resolutions:
+    if not refs or not flow.moved:
         return []
     found: list[tuple[str, int]] = []
     for ref in refs:
-        for seq in reversed(flow.resolutions):
-            if seq >= line.seq:
-                continue
-            if any(e.get("op") == "move" and e.get("card") == ref
-                   for e in flow.resolutions[seq].effects):
+        seqs = flow.moved.get(ref)
+        if not seqs:
+            continue
+        # The latest resolution before the line that moved it: the last one, but where
+        # the log numbered its lines out of order (each a log.seq-gap), a few later.
+        for seq in islice(reversed(seqs), MAX_LATER_MOVES):
+            resolution = flow.resolutions.get(seq)
+            if seq < line.seq and resolution is not None and any(
+                    e.get("op") == "move" and e.get("card") == ref
+                    for e in resolution.effects):
                 found.append((ref, seq))
                 break
     return found
 
 
 def _plan_kept(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRun, at: int,
-               ) -> list[Kept]:
+               budget: ReplayBudget) -> list[Kept]:
     """The :class:`Kept` repairs worth a trial at position ``at`` (a line in error in
     ``run``): one per card it names that an earlier resolution moved."""
     item = pairs[at][1]
     if isinstance(item, LineError):
         return []
-    before = replay(pairs, skipped, repairs, upto=at).flow
+    before = budget.spend(replay(pairs, skipped, repairs, upto=at)).flow
     waiting = [r.source for r in before.buffer if r.source]
     flow = run.flow
     roots = [f for f in flow.findings if f.seq == item.seq and f.severity == "error"]
@@ -446,17 +479,64 @@ def _plan_kept(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRun
     return out
 
 
-def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[Repairs, ReplayRun]:
+@dataclass(slots=True)
+class ReplayBudget:
+    """The lines the judge may feed to the replays of one log beyond reading it, so that
+    what judging costs grows with the log's length, whatever the log says
+    (docs/decisions.md, "A judge that cannot be stalled"): each trial of a repair and each
+    error tried as a cause replays the log (or the part of it up to the line it is
+    about), and a log that breaks a rule at every line would otherwise buy a replay per
+    line. A replay is begun while some budget is left; what it fed is then taken off."""
+
+    left: int
+    ran_out: bool = False
+    """A replay was not begun for want of budget."""
+
+    @classmethod
+    def per_line(cls, lines: int, per_line: int, allowance: int) -> ReplayBudget:
+        return cls(per_line * lines + allowance)
+
+    def allows(self) -> bool:
+        if self.left <= 0:
+            self.ran_out = True
+        return not self.ran_out
+
+    def spend(self, run: ReplayRun) -> ReplayRun:
+        self.left -= len(run.before) - 1
+        return run
+
+
+REPAIR_REPLAYS_PER_LINE = 16
+"""Lines :func:`plan_repairs` may feed to its trials, per line of the log (with
+:data:`REPAIR_REPLAY_ALLOWANCE`): about 16 replays of a long log. A trial that makes the
+line it is for break a rule stops there, so most trials cost a part of the log."""
+REPAIR_REPLAY_ALLOWANCE = 20_000
+"""Lines any log's repairs may feed besides (a short log is never held back)."""
+CAUSE_REPLAYS_PER_LINE = 8
+"""Lines :func:`group_consequences` may feed, per line of the log (with
+:data:`CAUSE_REPLAY_ALLOWANCE`)."""
+CAUSE_REPLAY_ALLOWANCE = 20_000
+
+
+def plan_repairs(pairs: Pairs, skipped: set[int], budget: ReplayBudget | None = None,
+                 ) -> tuple[Repairs, ReplayRun]:
     """Where the table went on from a departure, and how (docs/decisions.md, "Root cause
     first"): a repair is kept at a line when it makes that line keep the rules and leaves
     no more errors in the whole log (at a tie the repair's one finding names the cause,
     where the line's own would name only its symptom); of the kinds that fit a line, the
     one that leaves the fewest (at a tie, the first tried). Returns the repairs and the
-    replay with them."""
+    replay with them.
+
+    The trials stop where ``budget`` (by default :data:`REPAIR_REPLAYS_PER_LINE` lines
+    fed per line of the log) runs out: every reader of a log (the judge, the board, the
+    audit, the live table) plans the same repairs."""
+    if budget is None:
+        budget = ReplayBudget.per_line(len(pairs), REPAIR_REPLAYS_PER_LINE,
+                                       REPAIR_REPLAY_ALLOWANCE)
     repairs: Repairs = {}
     run = replay(pairs, skipped, repairs)
     tried: set[int] = set()
-    while len(tried) < MAX_REPAIR_TRIALS:
+    while len(tried) < MAX_REPAIR_TRIALS and budget.allows():
         todo = [c for c in sorted(run.candidates) if c not in tried]
         if not todo:
             break
@@ -464,13 +544,19 @@ def plan_repairs(pairs: Pairs, skipped: set[int]) -> tuple[Repairs, ReplayRun]:
         tried.add(at)
         best: tuple[Repair, ReplayRun] | None = None
         for kind in run.candidates[at]:
-            if kind == "left" and _named_later(pairs, at, replay(pairs, skipped, repairs,
-                                                                  upto=at).flow):
+            if not budget.allows():
+                break
+            if kind == "left" and _named_later(pairs, at, budget.spend(
+                    replay(pairs, skipped, repairs, upto=at)).flow):
                 continue  # the table comes back to them: they did not leave the stage
             trials: list[Repair] = [kind] if kind != "kept" else list(
-                _plan_kept(pairs, skipped, repairs, run, at))
+                _plan_kept(pairs, skipped, repairs, run, at, budget))
             for repair in trials:
-                trial = replay(pairs, skipped, {**repairs, at: repair})
+                if not budget.allows():
+                    break
+                trial = None  # the last trial's flow goes before the next is built
+                trial = budget.spend(replay(pairs, skipped, {**repairs, at: repair},
+                                            keeping=at))
                 if at not in trial.erring and trial.errors <= run.errors and (
                         best is None or trial.errors < best[1].errors):
                     best = (repair, trial)  # of two that fit, the one that leaves fewer
@@ -488,7 +574,7 @@ MAX_CAUSE_TRIALS = 20
 
 
 def group_consequences(pairs: Pairs, skipped: set[int], repairs: Repairs,
-                       findings: list[Finding]) -> None:
+                       findings: list[Finding], budget: ReplayBudget | None = None) -> None:
     """Mark each error finding that follows from an earlier one (``caused_by``).
 
     A later error finding follows from an earlier error's line when, without the mistake
@@ -502,17 +588,24 @@ def group_consequences(pairs: Pairs, skipped: set[int], repairs: Repairs,
     errors = sorted((f for f in findings if f.severity == "error"), key=lambda f: f.seq)
     if len({f.seq for f in errors}) < 2:
         return  # nothing later to follow from anything
+    if budget is None:
+        budget = ReplayBudget.per_line(len(pairs), CAUSE_REPLAYS_PER_LINE,
+                                       CAUSE_REPLAY_ALLOWANCE)
     position = {item.seq: i for i, (_no, item) in enumerate(pairs)
                 if not isinstance(item, LineError)}
     tried = 0
-    for root in errors:
-        later = [f for f in errors if f.seq > root.seq and f.caused_by is None]
+    for n, root in enumerate(errors):
         i = position.get(root.seq, 0)
-        if not later or root.caused_by is not None or i == 0 or i in skipped:
+        if root.caused_by is not None or i == 0 or i in skipped:
             continue
-        if tried == MAX_CAUSE_TRIALS:
+        later = [f for f in islice(errors, n + 1, None)
+                 if f.seq > root.seq and f.caused_by is None]
+        if not later:
+            break  # nor after any later root: errors only ever become consequences
+        if tried == MAX_CAUSE_TRIALS or not budget.allows():
             break
         tried += 1
+        without = None  # the last trial's flow goes before the next is built
         others = {k: v for k, v in repairs.items() if k != i}
         line = pairs[i][1]
         if isinstance(line, Resolve) and line.effects is not None:
@@ -522,9 +615,9 @@ def group_consequences(pairs: Pairs, skipped: set[int], repairs: Repairs,
             data.pop("effects")
             honest = list(pairs)
             honest[i] = (pairs[i][0], Resolve.model_validate(data))
-            without = replay(honest, skipped, others)
+            without = budget.spend(replay(honest, skipped, others))
         else:
-            without = replay(pairs, skipped | {i}, others)
+            without = budget.spend(replay(pairs, skipped | {i}, others))
         without.flow.finish()
         still = {f.seq for f in without.flow.findings if f.severity == "error"}
         for f in later:
@@ -553,11 +646,13 @@ def attach_next(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRu
     repair. Lines that raised no error, malformed lines and what :meth:`CoreFlow.finish`
     reports get none; only logs with errors pay for the replay.
 
-    Returns ``run.flow`` unchanged if the replay does not rule as ``run`` did (it always
-    should: the flow is deterministic)."""
+    Returns a replay like ``run``'s if this one does not rule as ``run`` did (it always
+    should: the flow is deterministic). ``run`` lets go of its flow meanwhile, so that one
+    flow of the log is held at a time."""
     marked = run.erring | set(repairs)
     if not marked:
         return run.flow
+    run.flow = None  # type: ignore[assignment]  # replayed below if ever needed again
     no, first = pairs[0]
     flow = start_flow(first, no)
     for i in range(1, len(pairs)):
@@ -572,7 +667,7 @@ def attach_next(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRu
         before = next_step(flow)
         _mark(_feed_repaired(flow, i, item, repairs), before, item)
     if breaks(flow.findings) != run.errors:
-        return run.flow
+        return replay(pairs, skipped, repairs).flow
     return flow
 
 
@@ -585,23 +680,55 @@ def _mark(raised: list[Finding], step: NextStep, line: LogLine) -> None:
             f.next = not_weighing(step, line, f.code)
 
 
+def refuse_too_long(pairs: Sequence[object]) -> None:
+    """A log of more lines than one match's (:data:`~events.models.MAX_LOG_LINES`) is
+    refused whole (:class:`JudgeInputError`): a file is refused as it is read, a stored
+    record as the table wrote it here."""
+    if len(pairs) > MAX_LOG_LINES:
+        raise JudgeInputError(MAX_LOG_LINES + 1, "(log)",
+                              f"the log is longer than {MAX_LOG_LINES:,} lines, the limit "
+                              "of one match's log")
+
+
 def _judge(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
     pairs = list(items)
     if not pairs:
         raise JudgeInputError(1, "(line)", "the log is empty")
+    refuse_too_long(pairs)
     skipped = taken_back([item for _no, item in pairs])
-    repairs, run = plan_repairs(pairs, skipped)
+    planning = ReplayBudget.per_line(len(pairs), REPAIR_REPLAYS_PER_LINE,
+                                     REPAIR_REPLAY_ALLOWANCE)
+    repairs, run = plan_repairs(pairs, skipped, planning)
     flow = attach_next(pairs, skipped, repairs, run)
+    del run  # one flow of the log at a time from here (what the judge holds)
     flow.finish()
     header = flow.header
     flow.findings.sort(key=lambda f: f.seq)
-    group_consequences(pairs, skipped, repairs, flow.findings)
+    grouping = ReplayBudget.per_line(len(pairs), CAUSE_REPLAYS_PER_LINE,
+                                     CAUSE_REPLAY_ALLOWANCE)
+    group_consequences(pairs, skipped, repairs, flow.findings, grouping)
+    notes = [*flow.rules.notes()]
+    if planning.ran_out:
+        notes.append(BUDGET_NOTES["repairs"])
+    if grouping.ran_out:
+        notes.append(BUDGET_NOTES["causes"])
     return Report(
         match_id=header.match_id, rules=header.rules, events=len(pairs),
         findings=flow.findings,
         result=flow.result.as_dict() if flow.result else None,
-        notes=flow.rules.notes(), flow=flow,
+        notes=notes, flow=flow,
     )
+
+
+BUDGET_NOTES = {
+    "repairs": "This log breaks the rules at more lines than the judge tries to repair in a "
+               "log of its length: after a departure found late in it, the rest may be "
+               "judged on the table as the rules had it rather than as it was played.",
+    "causes": "This log breaks the rules at more lines than the judge tries as causes in a "
+              "log of its length: some of the later errors may follow from an earlier one "
+              "without saying so (caused_by).",
+}
+"""The notes of a report whose replays ran out of budget (:class:`ReplayBudget`)."""
 
 
 def judge_file(path: Path) -> Report:

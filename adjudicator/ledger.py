@@ -86,6 +86,12 @@ class Ledger:
         same; tests/equivalence.py drops them to get a log's sparse form, and the viewer
         can hide them)."""
         self._auto_id = 0
+        self._of_req: dict[Req, list[Derived]] = {}
+        """The derived lines of each request, in order (:meth:`omit_of`)."""
+        self._unnamed_triggers: list[tuple[Derived, Req]] = []
+        """The derived triggers of requests no line had named when they triggered, with
+        the request: those :meth:`written_late` may find, less those it found named,
+        settled or replaced since (each looked at once more, then forgotten)."""
 
     # ------------------------------------------------------------------ lines
     def derive(self, model: type[LogLine], fields: dict[str, Any], req: Req | None = None,
@@ -94,6 +100,10 @@ class Ledger:
         d = Derived(model, fields, req, len(self.complete))
         self.expected.append(d)
         self.complete.append(d)
+        if req is not None:
+            self._of_req.setdefault(req, []).append(d)
+            if model is Trigger and req.provisional:
+                self._unnamed_triggers.append((d, req))
 
     def record(self, line: LogLine) -> None:
         """A line of the log that stands for no derived line: into the complete log."""
@@ -130,9 +140,21 @@ class Ledger:
 
     def omit_of(self, req: Req, model: type[LogLine]) -> None:
         """The derived lines of this kind for ``req`` never happened at the table."""
-        for item in self.complete:
-            if isinstance(item, Derived) and item.req is req and item.model is model:
-                item.omitted = True
+        for d in self._of_req.get(req, ()):
+            if d.model is model and self._standing(d):
+                d.omitted = True
+
+    def _standing(self, d: Derived) -> bool:
+        """Whether ``d`` still stands in the complete log (no line of the log replaced it)."""
+        return d.pos < len(self.complete) and self.complete[d.pos] is d
+
+    def indexes_from(self, other: Ledger, memo: dict[int, Any]) -> None:
+        """Take ``other``'s indexes of derived lines, through ``memo`` (the board's copy of
+        a flow: what was copied is found by the copy, what is shared stays shared)."""
+        self._of_req = {memo.get(id(r), r): [memo.get(id(d), d) for d in ds]
+                        for r, ds in other._of_req.items()}
+        self._unnamed_triggers = [(memo.get(id(d), d), memo.get(id(r), r))
+                                  for d, r in other._unnamed_triggers]
 
     def move_to_end(self, at: int) -> None:
         """Lines derived after the log line at ``at`` came before it: put it after them."""
@@ -194,27 +216,34 @@ class Ledger:
             self.bind(d.req, line.request)
         return d
 
-    def written_late(self, line: Trigger, waiting: Callable[[Req], bool]) -> Derived | None:
+    def written_late(self, line: Trigger, waiting: Callable[[Req], bool],
+                     settled: Callable[[Req], bool]) -> Derived | None:
         """The derived trigger that ``line`` records, written after the lines that came
         after it in the complete log (core-flow.md [6]: a trigger line may stand anywhere
         from the line whose costs or resolution fired it up to the line that first names
         its request). Only a request no line has named yet can be meant, one that
         ``waiting`` says still waits (in the buffer or on the stage); found, it is taken
         as :meth:`match` takes an expected line: the log's line stands in the complete log
-        where the trigger fired, and the request gets the log's id."""
-        hits = [item for item in self.complete if isinstance(item, Derived)
-                and item.model is Trigger and not item.omitted and item.req is not None
-                and item.req.provisional and waiting(item.req) and self._same(item, line)]
+        where the trigger fired, and the request gets the log's id. ``settled``: a request
+        that can never wait again (its trigger is then no longer looked at)."""
+        still: list[tuple[Derived, Req]] = []
+        hits: list[tuple[Derived, Req]] = []
+        for d, req in self._unnamed_triggers:
+            if d.omitted or not req.provisional or not self._standing(d) or settled(req):
+                continue
+            still.append((d, req))
+            if waiting(req) and self._same(d, line):
+                hits.append((d, req))
+        self._unnamed_triggers = still
         if not hits:
             return None
-        d = next((h for h in hits if h.fields.get("source") == line.source and
-                  line.controller in (None, h.fields.get("controller"))), None) or next(
+        d, req = next((h for h in hits if h[0].fields.get("source") == line.source and
+                       line.controller in (None, h[0].fields.get("controller"))), None) or next(
             (h for h in hits if line.controller is not None
-             and h.fields.get("controller") == line.controller), hits[0])
+             and h[0].fields.get("controller") == line.controller), hits[0])
         self.complete[d.pos] = line
         self.agreed.add(line.seq)
-        assert d.req is not None
-        self.bind(d.req, line.request)
+        self.bind(req, line.request)
         return d
 
     def placement_of(self, rid: str) -> Derived | None:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from coreflow_judge.adjudicator.findings import Finding
+from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.game import Sight
 from coreflow_judge.adjudicator.judge import plan_repairs, taken_back
@@ -28,6 +28,7 @@ from coreflow_judge.adjudicator.ledger import DERIVABLE, Derived
 from coreflow_judge.adjudicator.next_step import Options, decided, next_step, options
 from coreflow_judge.adjudicator.notation import TableView, next_request_id, to_notation
 from coreflow_judge.events.models import (
+    MAX_LOG_LINES,
     LogLine,
     MatchStarted,
     Pass,
@@ -39,6 +40,11 @@ from coreflow_judge.events.reader import canonical_dict
 
 Store = Callable[[list[LogLine]], None]
 """Appends lines to the match's record, all or nothing (raises if it cannot)."""
+
+PLAY_MARGIN = 64
+"""Lines kept free below :data:`~events.models.MAX_LOG_LINES` when entries stop being
+taken: an entry stores the lines the rules derived before it, and the end of the game its
+own (a record the judge, the board and the audit can still read)."""
 SHOWN = 3
 """Entries ``legal`` writes in full per action; the rest are summed up."""
 UNSEEN = "?"
@@ -155,7 +161,15 @@ class LiveTable:
         says again one filled in (:attr:`filled`) stands for it: the same line is stored
         as it is; one that says more (its effects, a call) is judged and stored instead. A
         line that says again one the record holds after the last entry (stored when the
-        table stopped) is answered with that line, and nothing is stored."""
+        table stopped) is answered with that line, and nothing is stored. Refused once the
+        record is within :data:`PLAY_MARGIN` lines of :data:`~events.models.MAX_LOG_LINES`
+        (the end of the game may still add its derived lines)."""
+        if len(self.stored) >= MAX_LOG_LINES - PLAY_MARGIN:
+            return Answer(False, findings=[finding(
+                "log.malformed", self.flow.next_seq, "log",
+                f"The match's record holds {len(self.stored):,} lines, as many as one "
+                f"match's log may (the limit is {MAX_LOG_LINES:,}, with room kept for the "
+                "lines the end of the game adds): no more lines are taken.")])
         line = self._translate(line.model_copy(update={"seq": self.flow.next_seq,
                                                          "hash": None}))
         echo = self._restates(line)

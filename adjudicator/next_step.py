@@ -37,8 +37,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import islice
 from typing import Any, Literal
 
+from coreflow_judge.adjudicator.findings import LISTED
 from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow, Req
 from coreflow_judge.adjudicator.game import ActionDef, Sight
 from coreflow_judge.events.models import LogLine, Pass, Request, Resolve
@@ -98,7 +101,11 @@ class NextStep:
     each player's in the format's order."""
     waiting: tuple[Waiting, ...] = ()
     """The buffer in order (step ``buffer``), the instant request (``instant``), or the
-    top of the stage (``resolve``, and ``chance`` when the stage holds requests)."""
+    top of the stage (``resolve``, and ``chance`` when the stage holds requests). Of a
+    buffer longer than :data:`~adjudicator.findings.LISTED`, its first requests (and the
+    first of the class handled first); :attr:`more` says how many are left out."""
+    more: int = 0
+    """How many requests of the buffer :attr:`waiting` leaves out (step ``buffer``)."""
     players: tuple[str, ...] = ()
     """Who could start the game (step ``start``)."""
     result: dict[str, Any] | None = None
@@ -124,6 +131,8 @@ class NextStep:
             key = "stage_top" if self.step in ("resolve", "chance") else "waiting"
             out[key] = (self.waiting[0].as_dict() if key == "stage_top"
                         else [w.as_dict() for w in self.waiting])
+        if self.more:
+            out["more"] = self.more
         if self.players:
             out["players"] = list(self.players)
         if self.result is not None:
@@ -161,9 +170,12 @@ def next_step(flow: CoreFlow) -> NextStep:
     if not flow.started:
         return NextStep("start", players=flow.players)
     if flow.buffer:
-        first = flow.trigger_class()
-        return NextStep("buffer", waiting=tuple(Waiting.of(r, r in first)
-                                                for r in flow.buffer))
+        first = flow.buffer.first_class(flow)
+        shown = list(islice(flow.buffer, LISTED))
+        if len(flow.buffer) > LISTED and not any(r in first for r in shown):
+            shown[-1] = next(iter(first))  # the class handled first is always shown
+        return NextStep("buffer", waiting=tuple(Waiting.of(r, r in first) for r in shown),
+                        more=len(flow.buffer) - len(shown))
     if flow.awaiting_instant is not None:
         return NextStep("instant", waiting=(Waiting.of(flow.awaiting_instant),))
     top = (Waiting.of(flow.stage[-1]),) if flow.stage else ()
@@ -181,7 +193,14 @@ def allowed_requests(flow: CoreFlow) -> tuple[Allowed, ...]:
     the abilities that grant an action: ``table_allows``); no finding is reported. Key
     cards, costs and targets are not weighed: an action may be offered that the player's
     cards cannot pay for."""
-    return tuple(_allowed(flow))
+    return _shared(tuple(_allowed(flow)))
+
+
+@lru_cache(maxsize=1024)
+def _shared(allowed: tuple[Allowed, ...]) -> tuple[Allowed, ...]:
+    """One copy of each list of allowed requests: the judge keeps one with every error a
+    player's line raised, and a table allows the same few lists again and again."""
+    return allowed
 
 
 def _allowed(flow: CoreFlow, players: tuple[str, ...] | None = None) -> Iterator[Allowed]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from coreflow_judge.adjudicator import flow as chart
-from coreflow_judge.adjudicator.findings import withdraw_part
+from coreflow_judge.adjudicator.findings import weight, withdraw_part
 from coreflow_judge.adjudicator.request import Req
 from coreflow_judge.events.models import (
     ChanceMoved,
@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from coreflow_judge.adjudicator.ledger import Derived
 
 __all__ = ["Reconciler"]
+
+_DONE = frozenset({"resolved", "fizzled", "negated", "discarded"})
 
 
 def _player_named(line: LogLine | None) -> str | None:
@@ -79,7 +81,7 @@ class Reconciler:
         if d is None and isinstance(line, Trigger):
             # [6]: a trigger line may stand anywhere from the line that fired its trigger
             # up to the line that first names its request (core-flow.md).
-            d = flow.ledger.written_late(line, self._unnamed_and_waiting)
+            d = flow.ledger.written_late(line, self._unnamed_and_waiting, self._settled)
             if d is None and self._announce_held(line):
                 return True
         if d is not None:
@@ -149,6 +151,14 @@ class Reconciler:
         """A triggered request still waiting in the buffer or on the stage that no line of
         the log placed (its trigger line may still come)."""
         return req.status in ("buffer", "stage") and not req.staged_in_log
+
+    def _settled(self, req: Req) -> bool:
+        """A request that can never wait again unnamed: placed by a line of the log, or
+        done (resolved, fizzled, negated, discarded; dropped, unless the game lets a
+        dropped request resolve late, policy ``resolve_late_triggers``)."""
+        flow = self.flow
+        return req.staged_in_log or req.status in _DONE or (
+            req.status == "dropped" and not flow.rules.policy.resolve_late_triggers)
 
     def _announce_held(self, line: Trigger) -> bool:
         """[6] under ``resolve_before_cost_triggers``: the costs of the instant request
@@ -259,12 +269,12 @@ class Reconciler:
         req = flow.requests.get(rid)
         if req is not None and not self._made_up_name_of_gone(req):
             return req
-        candidates = [r for r in flow.trigger_class() if r.provisional] or [
-            r for r in flow.stage if r.provisional
-        ]
-        if len(candidates) == 1:
-            flow.ledger.bind(candidates[0], rid)
-            return candidates[0]
+        count, only = flow.buffer.sole_provisional(flow)
+        if count == 0:
+            count, only = flow.stage.sole_provisional()
+        if only is not None:
+            flow.ledger.bind(only, rid)
+            return only
         return req
 
     def _made_up_name_of_gone(self, req: Req) -> bool:
@@ -290,8 +300,8 @@ class Reconciler:
                         expected=f"resolve {req.id}")
             req.status = "dropped"
         while flow.buffer:
-            cls = flow.trigger_class()
-            req = cls[0]
+            cls = flow.buffer.first_class(flow)
+            req = next(iter(cls))
             if req.action.speed == "normal":
                 if len(cls) > 1:
                     flow.report("log.choice-missing", "core[6-10]",
@@ -342,16 +352,20 @@ class Reconciler:
         if missed.parts:
             # It said so of several requests at one line: only this one's part goes.
             part = next(p for p in missed.parts if p.expected in wants)
+            was = weight(missed)
             withdraw_part(missed, part)
+            flow._earlier_breaks += weight(missed) - was
             if named:
                 return
             at = flow.findings.index(missed) + 1
             missed = part
             flow.findings.insert(at, missed)
             flow._withdrawn -= 1  # a finding of an earlier line, not one this line raised
+            flow._earlier_breaks += weight(missed)
         elif named:
             flow.findings.remove(missed)
             flow._withdrawn += 1
+            flow._earlier_breaks -= weight(missed)
             return
         breach = flow.rules.trigger_order.breach(0)
         missed.code, missed.rule = breach.code, breach.rule
@@ -364,8 +378,11 @@ class Reconciler:
     def stage_is_only_unplayed_triggers(self) -> bool:
         """The stage holds only triggered requests the rules placed and nobody passed on."""
         flow = self.flow
+        # From the top: where the answer is no, the top says so at once (a request the
+        # table made on top of them), and where it is yes they are then dropped.
         return bool(flow.stage) and all(
-            r.triggered and not r.staged_in_log and not r.passed_over for r in flow.stage
+            r.triggered and not r.staged_in_log and not r.passed_over
+            for r in reversed(flow.stage)
         )
 
     def drop_unplayed_stage(self, why: str) -> None:
@@ -549,6 +566,7 @@ class Reconciler:
         handed = flow.rules.hand_turn_over(flow, who)
         if handed is None:
             return False
+        flow.buffer.rerank()  # their controller may have changed
         again = flow.turn > 1 and flow.next_player(who) == rightful  # who had the last turn
         flow.turn_player = who
         if flow.chance == rightful:

@@ -51,6 +51,9 @@ class Req:
     """A line of the log put it on the stage (not only the rules' derived staging)."""
     passed_over: bool = False
     """A player passed while it waited on the stage: the table played on with it there."""
+    staged_at: int = 0
+    """When it last went on the stage: the stage numbers its requests in the order they
+    went on (:class:`~adjudicator.stage.StageStack`)."""
     cost_triggers: list[TriggerSpec] = field(default_factory=list)
     """Requests its costs triggered that wait for its own resolution (an instant request
     under the edition policy ``resolve_before_cost_triggers``)."""

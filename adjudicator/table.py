@@ -7,7 +7,7 @@ them and implements :class:`Table`; its requests implement :class:`RequestView`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -80,7 +80,9 @@ class Table(Protocol):
     def stage(self) -> Sequence[RequestView]: ...
 
     @property
-    def buffer(self) -> Sequence[RequestView]: ...
+    def buffer(self) -> Collection[RequestView]:
+        """In the order the requests entered it."""
+        ...
 
     @property
     def requests(self) -> Mapping[str, RequestView]: ...

@@ -15,6 +15,7 @@ The result is one list of plain rows (dicts keyed by the column names of
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from coreflow_judge.adjudicator.findings import listed
 from coreflow_judge.adjudicator.flow import CoreFlow, Derived, Req
 from coreflow_judge.adjudicator.game import UnsupportedRules
 from coreflow_judge.adjudicator.judge import (
@@ -49,6 +51,51 @@ from coreflow_judge.events.reader import verify_chain
 
 Row = dict[str, Any]
 Rows = dict[str, list[Row]]
+_GONE = object()
+_EARLIEST = -(2**63)
+
+
+class _Waiting:
+    """Which of ``size`` entries (numbered 1, 2, ... in entry order) still wait, and how
+    many that entered before one still wait (a Fenwick tree: each costs log ``size``)."""
+
+    def __init__(self, size: int) -> None:
+        self.tree = [0] * (size + 1)
+        self.entries = 0
+        self.waiting: set[int] = set()
+
+    def _add(self, no: int, delta: int) -> None:
+        while no < len(self.tree):
+            self.tree[no] += delta
+            no += no & -no
+
+    def enter(self) -> int:
+        self.entries += 1
+        self.waiting.add(self.entries)
+        self._add(self.entries, 1)
+        return self.entries
+
+    def waits(self, no: int) -> bool:
+        return no in self.waiting
+
+    def leave(self, no: int) -> None:
+        if no in self.waiting:
+            self.waiting.discard(no)
+            self._add(no, -1)
+
+    def before(self, no: int) -> int:
+        """How many that entered before entry ``no`` still wait."""
+        count, k = 0, no - 1
+        while k > 0:
+            count += self.tree[k]
+            k -= k & -k
+        return count
+
+
+
+def _request_id(req: Req) -> str:
+    return req.id
+
 
 #: Req.status -> how the request ended, as the audit tables say it.
 ENDED: dict[str, str] = {
@@ -166,10 +213,14 @@ class _Deriver:
         events.append(self._event(self.lines[0], 0))
         stage_rows.append(dict(match_id=mid, seq=self.header.seq, depth=0, top_request=None,
                                requests=[], chance=None, turn=0))
-        # State read between lines.
+        # State read between lines. What a line costs to read stays the same however many
+        # requests wait: the stage and the buffer say which requests went on or left them
+        # (their journals), and only those are looked at.
         depth_before: dict[int, int] = {}
         turn_before: dict[int, int] = {}
-        live: list[Req] = []
+        live: dict[Req, None] = {}  # on the stage, in the buffer or awaiting, after a line
+        moved: list[Req] = []
+        flow.stage.journal = flow.buffer.journal = moved
         ended: dict[int, int] = {}
         negated_by: dict[int, str] = {}
         request_lines: dict[str, StoredLine] = {}
@@ -187,35 +238,33 @@ class _Deriver:
             if i in skipped:  # taken back at the table: shown, not judged
                 flow.skip(line)
                 events.append(self._event(stored, flow.turn, at))
-                stage_rows.append(dict(
-                    match_id=mid, seq=seq, depth=len(flow.stage),
-                    top_request=flow.stage[-1].id if flow.stage else None,
-                    requests=[r.id for r in flow.stage], chance=flow.chance, turn=flow.turn))
+                stage_rows.append(self._stage_row(flow, seq))
                 continue
-            stage_before = list(flow.stage)
+            depth = len(flow.stage)
+            top = flow.stage[-1] if flow.stage else None
             chance_before = flow.chance
-            depth_before[seq] = len(stage_before)
+            depth_before[seq] = depth
             turn_before[seq] = flow.turn
             turn_player_before = flow.turn_player
+            awaiting = flow.awaiting_instant
+            on_stage = self._on_stage_before(flow, line)
             feed_at(flow, pairs, i, skipped, repairs)
             # Requests that left the stage, the buffer or the instant wait with this line.
-            now_live = list(flow.stage) + list(flow.buffer)
+            if awaiting is not None:
+                moved.append(awaiting)
             if flow.awaiting_instant is not None:
-                now_live.append(flow.awaiting_instant)
-            if live:
-                keep = {id(r) for r in now_live}
-                for r in live:
-                    if id(r) not in keep and id(r) not in ended:
-                        ended[id(r)] = seq
-                        if r.status == "negated" and isinstance(line, Resolve):
-                            negated_by[id(r)] = line.request
-            live = now_live
+                moved.append(flow.awaiting_instant)
+            for r in moved:
+                now = r in flow.stage or r in flow.buffer or r is flow.awaiting_instant
+                if now:
+                    live[r] = None
+                elif live.pop(r, _GONE) is not _GONE and id(r) not in ended:
+                    ended[id(r)] = seq
+                    if r.status == "negated" and isinstance(line, Resolve):
+                        negated_by[id(r)] = line.request
+            moved.clear()
             events.append(self._event(stored, flow.turn, at))
-            stage_rows.append(dict(
-                match_id=mid, seq=seq, depth=len(flow.stage),
-                top_request=flow.stage[-1].id if flow.stage else None,
-                requests=[r.id for r in flow.stage], chance=flow.chance, turn=flow.turn,
-            ))
+            stage_rows.append(self._stage_row(flow, seq))
             if isinstance(line, Request):
                 request_lines.setdefault(line.request, stored)
                 had_chance.setdefault(line.request, chance_before == line.player)
@@ -224,14 +273,14 @@ class _Deriver:
                     match_id=mid, seq=seq, player=line.player, played_at=at,
                     turn=turn_before[seq],
                     turn_player=turn_player_before, had_chance=chance_before == line.player,
-                    stage_depth=len(stage_before),
-                    top_request=stage_before[-1].id if stage_before else None,
+                    stage_depth=depth, top_request=top.id if top is not None else None,
                 ))
             elif isinstance(line, Resolve):
-                self._resolution(flow, stored, stage_before, at)
+                self._resolution(flow, stored, on_stage, top, depth, at)
             if flow.turn != turn:
                 turn = flow.turn
                 self._board(flow, seq)
+        flow.stage.journal = flow.buffer.journal = None
         flow.finish()
         flow.findings.sort(key=lambda f: f.seq)  # the judge's order (judge_lines)
         group_consequences(pairs, skipped, repairs, flow.findings)
@@ -257,8 +306,27 @@ class _Deriver:
             self.rows["events"].append(self._event(stored, None))
         self._match(None, judge_error=why)
 
-    def _resolution(self, flow: CoreFlow, stored: StoredLine, stage_before: list[Req],
-                    at: str | None) -> None:
+    def _stage_row(self, flow: CoreFlow, seq: int) -> Row:
+        """The stage after line ``seq``: its requests, bottom to top, quoted as a finding
+        quotes a list (:func:`~adjudicator.findings.listed`: a deep stage by its bottom
+        and top, with how many were left out between them; ``depth`` counts them all)."""
+        return dict(match_id=self.mid, seq=seq, depth=len(flow.stage),
+                    top_request=flow.stage[-1].id if flow.stage else None,
+                    requests=listed(flow.stage, _request_id), chance=flow.chance,
+                    turn=flow.turn)
+
+    @staticmethod
+    def _on_stage_before(flow: CoreFlow, line: LogLine) -> tuple[Req, ...]:
+        """Before a resolve line: the requests on the stage it may name (the one it names,
+        or the only one no line has named yet, which the flow then gives its id)."""
+        if not isinstance(line, Resolve):
+            return ()
+        named = flow.requests.get(line.request)
+        unnamed = flow.stage.sole_provisional()[1]
+        return tuple(r for r in (named, unnamed) if r is not None and r in flow.stage)
+
+    def _resolution(self, flow: CoreFlow, stored: StoredLine, stage_before: tuple[Req, ...],
+                    top_before: Req | None, depth_before: int, at: str | None) -> None:
         line = stored.line
         assert isinstance(line, Resolve)
         req = flow.requests.get(line.request)
@@ -271,8 +339,8 @@ class _Deriver:
             triggered=req.triggered if req is not None else None,
             result=line.result, rules_result=res.result if res is not None else None,
             from_stage=on_stage,
-            was_top=stage_before[-1] is req if on_stage else None,
-            stage_depth=len(stage_before), choices=stored.data.get("choices"),
+            was_top=top_before is req if on_stage else None,
+            stage_depth=depth_before, choices=stored.data.get("choices"),
             effects=_plain(res.effects) if res is not None else None,
             claimed_effects=stored.data.get("effects"),
             request_seq=None,  # filled in by _requests
@@ -293,7 +361,11 @@ class _Deriver:
         """
         requests = flow.requests
         triggers: dict[int, Row] = {}
-        waiting: list[Req] = []  # triggered requests in the buffer, in entry order
+        # The triggered requests in the buffer, by their entry order: which still wait,
+        # and how many waited before one (counted, not walked: a log may fill the buffer).
+        entered: dict[int, int] = {}  # id(req) -> its entry number, while it waits
+        waiting = _Waiting(sum(1 for item in flow.complete if item.type == "trigger"))
+        gone: list[tuple[int, int]] = []  # (the seq a dropped request left at, entry no)
         handled = 0
         last_seq = self.header.seq
         for pos, item in enumerate(flow.complete, start=1):
@@ -309,9 +381,8 @@ class _Deriver:
                 rid = getattr(item, "request", None)
                 if isinstance(rid, str):
                     req = requests.get(rid)
-            if waiting:  # a request the log went on without left the buffer at its line
-                waiting = [r for r in waiting
-                           if not (r.status == "dropped" and ended.get(id(r), seq) <= seq)]
+            while gone and gone[0][0] <= seq:  # a dropped request left the buffer at its line
+                waiting.leave(heapq.heappop(gone)[1])
             if kind == "chance_moved":
                 to = item.to if isinstance(item, ChanceMoved) else fields["to"]
                 self.rows["chance_moves"].append(dict(
@@ -335,7 +406,9 @@ class _Deriver:
                 self.rows["triggers"].append(row)
                 if req is not None and id(req) not in triggers:
                     triggers[id(req)] = row
-                    waiting.append(req)
+                    entered[id(req)] = no = waiting.enter()
+                    if req.status == "dropped":  # leaves at the line it ended (or at once)
+                        heapq.heappush(gone, (ended.get(id(req), _EARLIEST), no))
             elif kind in ("stage", "discard", "resolve") and req is not None and req.triggered:
                 row_or_none = triggers.get(id(req))
                 if row_or_none is None or row_or_none["handled_order"] is not None:
@@ -346,9 +419,10 @@ class _Deriver:
                     how = item.result if isinstance(item, Resolve) else "resolved"
                 else:
                     how = "staged" if kind == "stage" else "discarded"
-                before = next((i for i, r in enumerate(waiting) if r is req), None)
+                no = entered.get(id(req), 0)
+                before = waiting.before(no) if waiting.waits(no) else None
                 if before is not None:
-                    del waiting[before]
+                    waiting.leave(no)
                 row_or_none.update(handled_order=handled, waiting_before=before, handled_as=how,
                                    handled_seq=seq)
         return triggers

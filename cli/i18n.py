@@ -133,6 +133,7 @@ TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
                             "。{player} は {actions}をリクエストできた"),
     "next.request": ("{request} ({action} of {controller})",
                      "{request}（{controller} の {action}）"),
+    "next.more": ("{count} more", "ほか {count} 件"),
     "next.comma": (", ", "、"),
     "next.or": ("{items} or {last}", "{items}、{last}のいずれか"),
     "next.and": ("{items} and {last}", "{items} と {last}"),

@@ -498,10 +498,11 @@ def _one_match(lines: list[tuple[int, LogLine]]) -> list[tuple[int, LogLine]]:
 def _with_path(path: Path, fn: Callable[[], R]) -> R:
     """Run ``fn``; an input error names the file it is about."""
     from coreflow_judge.adjudicator.judge import JudgeInputError
+    from coreflow_judge.events.reader import LogTooLong
 
     try:
         return fn()
-    except JudgeInputError as exc:
+    except (JudgeInputError, LogTooLong) as exc:  # (a file's is named by read_log)
         raise CliError(f"{_shown(path)}: {exc}") from exc
 
 
@@ -707,9 +708,10 @@ def judge(
                 status = max(status, EXIT_INPUT)
                 continue
             progress.clear()
-            if fmt is Format.json:
-                data = report.as_dict() if view == JUDGE_VIEW else viewed_report_dict(
-                    report, findings, view)
+            if fmt is Format.json and view == JUDGE_VIEW:
+                _echo_report_json(report, source)
+            elif fmt is Format.json:
+                data = viewed_report_dict(report, findings, view)
                 typer.echo(json_escaped(json.dumps(data | source, ensure_ascii=False)))
             else:
                 if not first:
@@ -722,6 +724,27 @@ def judge(
         if len(files) > 1:
             bar.update(len(files))
     raise typer.Exit(status)
+
+
+def _echo_report_json(report: Any, source: dict[str, str]) -> None:
+    """Print ``report.as_dict() | source`` as one line of JSON, the same text
+    ``json.dumps`` gives, written a finding at a time: a long report is never held as
+    one object besides the report itself."""
+    data = report.as_dict(findings=False) | source
+    keys = list(data)
+    at = keys.index("findings")
+
+    def part(items: dict[str, Any]) -> str:
+        return json_escaped(json.dumps(items, ensure_ascii=False))[1:-1]
+
+    head = part({k: data[k] for k in keys[:at]})
+    out = sys.stdout
+    out.write("{" + head + (", " if head else "") + '"findings": [')
+    for n, f in enumerate(report.findings):
+        out.write((", " if n else "") + json_escaped(json.dumps(f.as_dict(), ensure_ascii=False)))
+    tail = part({k: data[k] for k in keys[at + 1:]})
+    out.write("]" + (", " + tail if tail else "") + "}\n")
+    out.flush()
 
 
 @app.command()

@@ -242,11 +242,14 @@ def next_text(step: NextStep, action_name: Callable[[str], str], lang: str = "en
         handled = text(lang, "next.handled_instant" if speeds == {"instant"} else
                        "next.handled_normal" if "instant" not in speeds else
                        "next.handled_mixed")
-        if len(step.waiting) == 1:
+        if len(step.waiting) == 1 and not step.more:
             return text(lang, "next.buffer_one", request=request(step.waiting[0]),
                         handled=handled)
+        shown = [request(w) for w in step.waiting]
+        if step.more:  # a long buffer is quoted in part
+            shown.append(text(lang, "next.more", count=step.more))
         return text(lang, "next.buffer", handled=handled,
-                    requests=either([request(w) for w in step.waiting], "next.and"),
+                    requests=either(shown, "next.and"),
                     first=either([w.request for w in first]))
     if kind == "instant":
         return text(lang, "next.instant", request=request(step.waiting[0]))

@@ -43,6 +43,14 @@ MAX_DECK_SIZE = 500
 """A deck (``deck_sizes``, the cards of ``decks``), and any list of cards in a line."""
 MAX_DEPTH = 16
 """Nesting of the free-form values (``x``, ``choices``, ``cards``, effect operands)."""
+MAX_LOG_LINES = 50_000
+"""Lines of one log: one match (the longest real ones run to a few thousand lines). A
+longer log is refused whole, before anything is judged or recorded (docs/decisions.md,
+"A judge that cannot be stalled"): judging it holds every line, and some kilobytes per
+line besides."""
+MAX_LOG_BYTES = 32 * 1_048_576
+"""Bytes of one log (32 MiB; a real match is some hundreds of kilobytes), refused whole
+as :data:`MAX_LOG_LINES`."""
 
 
 class FreeFormError(ValueError):

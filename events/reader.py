@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from coreflow_judge.events.models import LINE_ADAPTER, MAX_LINE_BYTES, FreeFormError, LogLine
+from coreflow_judge.events.models import (
+    LINE_ADAPTER,
+    MAX_LINE_BYTES,
+    MAX_LOG_BYTES,
+    MAX_LOG_LINES,
+    FreeFormError,
+    LogLine,
+)
 from coreflow_judge.events.printable import (
     LABEL_PATTERN,
     NAME_PATTERN,
@@ -38,6 +45,16 @@ class LineError:
 
 class LogReadError(Exception):
     """The input could not be read at all (missing file, not UTF-8)."""
+
+
+class LogTooLong(LogReadError):
+    """The log is longer than one match may be (:data:`MAX_LOG_LINES` lines or
+    :data:`MAX_LOG_BYTES` bytes): refused whole, naming the line where it went past."""
+
+    def __init__(self, line: int, what: str) -> None:
+        super().__init__(f"line {line}: field '(log)': the log is longer than {what}, the "
+                         "limit of one match's log")
+        self.line = line
 
 
 def _field_of(err: Mapping[str, Any]) -> str:
@@ -186,9 +203,16 @@ def iter_lines(source: Iterable[bytes | str]) -> Iterator[tuple[int, LogLine | L
     reading costs little more than parsing the JSON.
     """
     validate = _validate_json
+    lines = size = 0
     for no, raw in enumerate(source, start=1):
+        size += len(raw)
+        if size > MAX_LOG_BYTES:
+            raise LogTooLong(no, f"{MAX_LOG_BYTES:,} bytes")
         if not raw or raw.isspace():
             continue
+        lines += 1
+        if lines > MAX_LOG_LINES:
+            raise LogTooLong(no, f"{MAX_LOG_LINES:,} lines")
         if len(raw) > MAX_LINE_BYTES and len(raw.encode("utf-8") if isinstance(raw, str)
                                              else raw) > MAX_LINE_BYTES:
             yield no, LineError(no, "(line)", f"longer than {MAX_LINE_BYTES} bytes "
@@ -224,6 +248,8 @@ def read_log(path: Path) -> list[tuple[int, LogLine | LineError]]:
             return list(iter_lines(bounded_lines(fh)))
     except OSError as exc:
         raise LogReadError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except LogTooLong as exc:
+        raise LogReadError(f"{path}: {exc}") from exc
 
 
 SIGNATURE_KEY = "coreflow_signature"

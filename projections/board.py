@@ -27,6 +27,7 @@ from coreflow_judge.adjudicator.judge import (
     JudgeInputError,
     feed_at,
     plan_repairs,
+    refuse_too_long,
     start_flow,
     taken_back,
 )
@@ -34,8 +35,12 @@ from coreflow_judge.adjudicator.plugins import game_plugin
 from coreflow_judge.events.models import LogLine
 from coreflow_judge.events.reader import LineError, read_log
 
-#: Lines between two checkpoints of :class:`BoardProjector`.
+#: Lines between two checkpoints of :class:`BoardProjector` (at least).
 CHECKPOINT_EVERY = 256
+MAX_CHECKPOINTS = 8
+"""Checkpoints one projector keeps at most: a copy of the flow holds its requests, so a
+long log's checkpoints are spaced out further (what they cost in time and memory stays a
+small multiple of the flow's own; a board between two costs at most their distance)."""
 
 Item = LogLine | LineError
 
@@ -118,8 +123,9 @@ class BoardProjector:
             pairs.append(entry if isinstance(entry, tuple) else (no, entry))
         if not pairs:
             raise JudgeInputError(1, "(line)", "the log is empty")
+        refuse_too_long(pairs)
         self.items = pairs
-        self.every = every
+        self.every = max(every, -(-len(pairs) // MAX_CHECKPOINTS))
         self.seqs = _seq_of(pairs)
         self.skipped = taken_back([item for _no, item in pairs])
         """Positions of lines a correction took back (fed as skipped, as the judge does)."""
@@ -199,7 +205,8 @@ class BoardProjector:
     def _copy(flow: CoreFlow) -> CoreFlow:
         """A deep copy of the table's state, sharing what never changes.
 
-        Shared, not copied: the log lines and findings (frozen), the parts of the rules
+        Shared, not copied: the log lines, findings and resolutions (never changed once
+        made), the parts of the rules
         module its game names as unchanging (:attr:`GamePlugin.constant_parts
         <adjudicator.plugins.GamePlugin.constant_parts>`: edition data, action
         definitions), and the complete log's entries other than the derived lines
@@ -210,18 +217,21 @@ class BoardProjector:
         renders the complete log, and a copy is only ever used for boards.
         """
         memo: dict[int, Any] = {}
-        shared: list[Any] = [flow.header, *flow.findings]
+        shared: list[Any] = [flow.header, *flow.findings, *flow.resolutions.values()]
         shared += game_plugin(flow.header.game).constant_parts(flow.rules)
         for obj in shared:
             memo[id(obj)] = obj
-        complete = flow.complete
-        flow.complete = []
+        ledger = flow.ledger
+        complete, of_req, unnamed = ledger.complete, ledger._of_req, ledger._unnamed_triggers
+        ledger.complete, ledger._of_req, ledger._unnamed_triggers = [], {}, []
         try:
             clone = copy.deepcopy(flow, memo)
         finally:
-            flow.complete = complete
+            ledger.complete, ledger._of_req, ledger._unnamed_triggers = (
+                complete, of_req, unnamed)
         # Entries the flow still expects were copied (via ``expected``); the rest are shared.
         clone.complete = [memo.get(id(item), item) for item in complete]
+        clone.ledger.indexes_from(ledger, memo)  # the same entries, and the copied requests
         return clone
 
 

@@ -185,7 +185,7 @@ def test_checkpoints_share_what_the_game_names_unchanging(long_lines: list[str])
 
     p = BoardProjector(iter_lines(long_lines), every=64)
     p.at(200)
-    live, kept = p._live, p.checkpoints[64]
+    live, kept = p._live, p.checkpoints[p.every]  # the first after line 1
     parts = game_plugin("blackpoker").constant_parts
     shared = [id(x) for x in parts(live.rules)]
     assert shared and [id(x) for x in parts(kept.rules)] == shared

@@ -61,6 +61,7 @@ from coreflow_judge.adjudicator.mistakes import (
     other,
     skipped,
 )
+from coreflow_judge.adjudicator.stage import StageStack
 from coreflow_judge.events.models import Effect as LogEffect
 from coreflow_judge.events.models import (
     GameStarted,
@@ -368,7 +369,7 @@ def _believed_gone(t: Table, rng: random.Random) -> Moment | None:
     written = [item for item in flow.complete if not isinstance(item, Derived)]
     if player is None or flow.passed or not isinstance(written[-1], Resolve):
         return None
-    stage, flow.stage = flow.stage, []
+    stage, flow.stage = flow.stage, StageStack()
     try:
         line = _request(t, rng, player, [], _direct_main)
     finally:
