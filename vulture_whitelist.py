@@ -19,6 +19,7 @@ _.log_format
 # pydantic: @field_validator methods, called by pydantic on validation.
 _._distinct_players
 _._registered_game
+_._read_with_its_game
 # pydantic: a @model_validator (the effect operands must be finite).
 _._finite_operands
 # pydantic: the edition data's fields and @model_validator methods (BlackPoker's schema.py),
@@ -78,6 +79,10 @@ _.__class__
 # tests/conftest.py), and the unused ``style`` argument of Node.repr_failure.
 _.pytest_collect_file
 _.pytest_configure
+_.pytest_ignore_collect
+_.pytest_collection_modifyitems
+_.pytest_sessionfinish
+_.exitstatus
 _.collect
 _.runtest
 _.reportinfo

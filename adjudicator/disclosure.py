@@ -127,7 +127,15 @@ def parse_disclosure(data: Mapping[str, Any], name: str) -> Disclosure:
 
 def load_disclosure(package: str) -> Disclosure:
     """``<package>/data/disclosure.yaml``, shipped inside the package."""
-    import yaml  # read when a view is asked for, not when the games are listed
+    from coreflow_judge.adjudicator.games.edition_cache import checked_data
 
-    text = resources.files(package).joinpath("data", "disclosure.yaml").read_text("utf-8")
-    return parse_disclosure(yaml.safe_load(text) or {}, f"{package}/data/disclosure.yaml")
+    def load() -> dict[str, Any]:
+        import yaml  # read when a view is asked for, not when the games are listed
+
+        text = resources.files(package).joinpath("data", "disclosure.yaml").read_text("utf-8")
+        data: dict[str, Any] = yaml.safe_load(text) or {}
+        parse_disclosure(data, f"{package}/data/disclosure.yaml")  # checked before kept
+        return data
+
+    data = checked_data(package, "disclosure", load)
+    return parse_disclosure(data, f"{package}/data/disclosure.yaml")

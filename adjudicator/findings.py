@@ -142,7 +142,7 @@ class Finding:
     next: NextStep | None = None
     """What the rules wanted next, from the table as the judge had it just before the
     line (after any repair there): set on the errors a player's line raised
-    (:func:`adjudicator.judge.attach_next`), absent on others."""
+    (:func:`adjudicator.replay.attach_next`), absent on others."""
     parts: Sequence[Finding] = field(default=(), repr=False, compare=False)
     """The findings of the same code and line this one stands for (:func:`merge`), each
     as it was reported; empty for a finding reported once. Never in the JSON report."""

@@ -58,6 +58,7 @@ from coreflow_judge.events.models import (
     TakenBack,
     Trigger,
     TurnStarted,
+    unknown_players,
 )
 
 __all__ = ["SYSTEM", "Continuation", "CoreFlow", "Derived", "Req", "Status"]
@@ -326,6 +327,9 @@ class CoreFlow:
             self.report("log.unknown-ref", "core[1]", f"No player {line.first_player!r}.",
                         actual=line.first_player)
             return
+        for name, player in unknown_players(line, self.players):  # the rest is judged
+            self.report("log.unknown-ref", "log", f"{name}: no player {player!r}.",
+                        actual=player)
         self.started = True
         self.turn_player = line.first_player
         self.turn = 1

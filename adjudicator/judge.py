@@ -173,17 +173,26 @@ Pairs = list[tuple[int, LogLine | LineError]]
 
 
 def feed_at(flow: CoreFlow, pairs: Pairs, i: int, skipped: set[int],
-            repairs: Repairs) -> None:
+            repairs: Repairs) -> list[Finding]:
     """Feed the line at position ``i`` as the judge reads it: skipped if a correction took
     it back, after taking the table as played if a repair is planned there, as the table
-    carried it out if a :class:`Kept` repair amends it. The board, the audit and the live
-    table feed lines through this too (one reading of a log)."""
+    carried it out if a :class:`Kept` repair amends it (one reading of a log: every reader
+    walks it so, :mod:`adjudicator.replay`). Returns what the line raised."""
     repair_at(flow, pairs, i, repairs)
+    return feed_line(flow, pairs, i, skipped, repairs)
+
+
+def feed_line(flow: CoreFlow, pairs: Pairs, i: int, skipped: set[int],
+              repairs: Repairs) -> list[Finding]:
+    """:func:`feed_at` once the repair planned before the line is taken."""
     no, item = pairs[i]
-    if i in skipped or isinstance(item, LineError) or not repairs:
+    if i in skipped or isinstance(item, LineError):
+        before = len(flow.findings)
         feed_item(flow, no, item, i in skipped)
-        return
-    _feed_repaired(flow, i, item, repairs)
+        return flow.findings[before:]
+    if not repairs:
+        return flow.feed(item)
+    return _feed_repaired(flow, i, item, repairs)
 
 
 def _feed_repaired(flow: CoreFlow, i: int, item: LogLine, repairs: Repairs) -> list[Finding]:
@@ -211,13 +220,15 @@ def _feed_repaired(flow: CoreFlow, i: int, item: LogLine, repairs: Repairs) -> l
     return raised
 
 
-def repair_at(flow: CoreFlow, pairs: Pairs, i: int, repairs: Repairs) -> None:
+def repair_at(flow: CoreFlow, pairs: Pairs, i: int, repairs: Repairs) -> bool:
     """Take the table as played before the line at position ``i``, if a repair is
-    planned there (:meth:`CoreFlow.repair`)."""
+    planned there (:meth:`CoreFlow.repair`); whether one was."""
     kind = repairs.get(i)
     item = pairs[i][1]
     if isinstance(kind, str) and not isinstance(item, LineError):
         flow.repair(kind, item.seq, item)
+        return True
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -479,6 +490,31 @@ def _plan_kept(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRun
     return out
 
 
+def clean_replay(pairs: Pairs, skipped: set[int]) -> ReplayRun | None:
+    """The replay of a log none of whose lines raises an error, fed without the repair
+    planner's bookkeeping (what each line's state would allow, the triggered requests on
+    top): the common case, a clean game, costs one plain replay. None as soon as a line
+    raises an error: that log is replayed by :func:`replay`, which notes where a repair
+    may fit. Where it returns a run, it is the run :func:`replay` makes without repairs
+    (no candidates, no line in error)."""
+    no, first = pairs[0]
+    flow = start_flow(first, no)
+    findings = flow.findings
+    counted = [0]
+    running = 0
+    for i in range(1, len(pairs)):
+        no, item = pairs[i]
+        before = len(findings)
+        counted.append(running)
+        feed_item(flow, no, item, i in skipped)
+        if len(findings) > before:
+            for f in findings[before:]:
+                if f.severity == "error":
+                    return None
+        running = flow.breaks  # kept line by line (CoreFlow.breaks)
+    return ReplayRun(flow, breaks(findings), {}, set(), counted)
+
+
 @dataclass(slots=True)
 class ReplayBudget:
     """The lines the judge may feed to the replays of one log beyond reading it, so that
@@ -518,6 +554,16 @@ CAUSE_REPLAYS_PER_LINE = 8
 CAUSE_REPLAY_ALLOWANCE = 20_000
 
 
+def repair_budget(lines: int) -> ReplayBudget:
+    """What :func:`plan_repairs` may feed for a log of ``lines`` lines."""
+    return ReplayBudget.per_line(lines, REPAIR_REPLAYS_PER_LINE, REPAIR_REPLAY_ALLOWANCE)
+
+
+def cause_budget(lines: int) -> ReplayBudget:
+    """What :func:`group_consequences` may feed for a log of ``lines`` lines."""
+    return ReplayBudget.per_line(lines, CAUSE_REPLAYS_PER_LINE, CAUSE_REPLAY_ALLOWANCE)
+
+
 def plan_repairs(pairs: Pairs, skipped: set[int], budget: ReplayBudget | None = None,
                  ) -> tuple[Repairs, ReplayRun]:
     """Where the table went on from a departure, and how (docs/decisions.md, "Root cause
@@ -531,9 +577,11 @@ def plan_repairs(pairs: Pairs, skipped: set[int], budget: ReplayBudget | None = 
     fed per line of the log) runs out: every reader of a log (the judge, the board, the
     audit, the live table) plans the same repairs."""
     if budget is None:
-        budget = ReplayBudget.per_line(len(pairs), REPAIR_REPLAYS_PER_LINE,
-                                       REPAIR_REPLAY_ALLOWANCE)
+        budget = repair_budget(len(pairs))
     repairs: Repairs = {}
+    clean = clean_replay(pairs, skipped)
+    if clean is not None:
+        return repairs, clean  # no line in error: no repair to plan
     run = replay(pairs, skipped, repairs)
     tried: set[int] = set()
     while len(tried) < MAX_REPAIR_TRIALS and budget.allows():
@@ -589,8 +637,7 @@ def group_consequences(pairs: Pairs, skipped: set[int], repairs: Repairs,
     if len({f.seq for f in errors}) < 2:
         return  # nothing later to follow from anything
     if budget is None:
-        budget = ReplayBudget.per_line(len(pairs), CAUSE_REPLAYS_PER_LINE,
-                                       CAUSE_REPLAY_ALLOWANCE)
+        budget = cause_budget(len(pairs))
     position = {item.seq: i for i, (_no, item) in enumerate(pairs)
                 if not isinstance(item, LineError)}
     tried = 0
@@ -636,42 +683,7 @@ def _named_later(pairs: Pairs, at: int, flow: CoreFlow) -> bool:
     return False
 
 
-def attach_next(pairs: Pairs, skipped: set[int], repairs: Repairs, run: ReplayRun,
-                ) -> CoreFlow:
-    """The flow of ``run`` with what the rules wanted next (:func:`next_step`) set on each
-    error a player's line raised (:attr:`Finding.next`): the log replayed once more with
-    the same ``repairs``, the flow's state read just before each line ``run`` found in
-    error, after the repair planned there (the table as the judge had it). The error a
-    repair reports is about the table's departure itself: it gets the state before the
-    repair. Lines that raised no error, malformed lines and what :meth:`CoreFlow.finish`
-    reports get none; only logs with errors pay for the replay.
-
-    Returns a replay like ``run``'s if this one does not rule as ``run`` did (it always
-    should: the flow is deterministic). ``run`` lets go of its flow meanwhile, so that one
-    flow of the log is held at a time."""
-    marked = run.erring | set(repairs)
-    if not marked:
-        return run.flow
-    run.flow = None  # type: ignore[assignment]  # replayed below if ever needed again
-    no, first = pairs[0]
-    flow = start_flow(first, no)
-    for i in range(1, len(pairs)):
-        no, item = pairs[i]
-        if i not in marked or isinstance(item, LineError) or i in skipped:
-            feed_at(flow, pairs, i, skipped, repairs)
-            continue
-        if isinstance(repairs.get(i), str):
-            before, start = next_step(flow), len(flow.findings)
-            repair_at(flow, pairs, i, repairs)
-            _mark(flow.findings[start:], before, item)
-        before = next_step(flow)
-        _mark(_feed_repaired(flow, i, item, repairs), before, item)
-    if breaks(flow.findings) != run.errors:
-        return replay(pairs, skipped, repairs).flow
-    return flow
-
-
-def _mark(raised: list[Finding], step: NextStep, line: LogLine) -> None:
+def mark_next(raised: list[Finding], step: NextStep, line: LogLine) -> None:
     """Set ``step`` on the errors in ``raised`` that are about ``line``; where ``step``
     offers the very request the line made, it says that it does not weigh the rule the
     finding rests on (:func:`~adjudicator.next_step.not_weighing`)."""
@@ -691,29 +703,19 @@ def refuse_too_long(pairs: Sequence[object]) -> None:
 
 
 def _judge(items: Iterable[tuple[int, LogLine | LineError]]) -> Report:
-    pairs = list(items)
-    if not pairs:
-        raise JudgeInputError(1, "(line)", "the log is empty")
-    refuse_too_long(pairs)
-    skipped = taken_back([item for _no, item in pairs])
-    planning = ReplayBudget.per_line(len(pairs), REPAIR_REPLAYS_PER_LINE,
-                                     REPAIR_REPLAY_ALLOWANCE)
-    repairs, run = plan_repairs(pairs, skipped, planning)
-    flow = attach_next(pairs, skipped, repairs, run)
-    del run  # one flow of the log at a time from here (what the judge holds)
-    flow.finish()
+    # The one reading of a log (adjudicator/replay.py builds on this module's planning).
+    from coreflow_judge.adjudicator.replay import Replay
+
+    read = Replay(items)
+    flow = read.judged()
     header = flow.header
-    flow.findings.sort(key=lambda f: f.seq)
-    grouping = ReplayBudget.per_line(len(pairs), CAUSE_REPLAYS_PER_LINE,
-                                     CAUSE_REPLAY_ALLOWANCE)
-    group_consequences(pairs, skipped, repairs, flow.findings, grouping)
     notes = [*flow.rules.notes()]
-    if planning.ran_out:
+    if read.planning.ran_out:
         notes.append(BUDGET_NOTES["repairs"])
-    if grouping.ran_out:
+    if read.grouping.ran_out:
         notes.append(BUDGET_NOTES["causes"])
     return Report(
-        match_id=header.match_id, rules=header.rules, events=len(pairs),
+        match_id=header.match_id, rules=header.rules, events=len(read.pairs),
         findings=flow.findings,
         result=flow.result.as_dict() if flow.result else None,
         notes=notes, flow=flow,

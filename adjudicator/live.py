@@ -23,10 +23,11 @@ from typing import Any
 from coreflow_judge.adjudicator.findings import Finding, finding
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.game import Sight
-from coreflow_judge.adjudicator.judge import plan_repairs, taken_back
+from coreflow_judge.adjudicator.judge import taken_back
 from coreflow_judge.adjudicator.ledger import DERIVABLE, Derived
 from coreflow_judge.adjudicator.next_step import Options, decided, next_step, options
 from coreflow_judge.adjudicator.notation import TableView, next_request_id, to_notation
+from coreflow_judge.adjudicator.replay import Replay
 from coreflow_judge.events.models import (
     MAX_LOG_LINES,
     LogLine,
@@ -36,7 +37,7 @@ from coreflow_judge.events.models import (
     Resolve,
     TakenBack,
 )
-from coreflow_judge.events.reader import canonical_dict
+from coreflow_judge.events.reader import canonical_dict, lines_of_header
 
 Store = Callable[[list[LogLine]], None]
 """Appends lines to the match's record, all or nothing (raises if it cannot)."""
@@ -126,7 +127,8 @@ class LiveTable:
             if action.name_ja:
                 names[action.name_ja] = aid
         # Ids of lines taken back stay used: a new request never takes an old one's id.
-        return TableView(self.flow.players, names, self._stored_ids() | set(self.flow.requests))
+        return TableView(self.flow.players, names, self._stored_ids() | set(self.flow.requests),
+                         lines_of_header(self.header))
 
     def _stored_ids(self) -> set[str]:
         """The request ids the stored lines name, read once per line (the record only
@@ -547,10 +549,10 @@ class LiveTable:
 
     @staticmethod
     def _judged(lines: list[LogLine]) -> CoreFlow:
-        """The flow of ``lines`` as the judge reads them: corrections skipped, and the table
-        taken as played after a departure the later lines show (:func:`plan_repairs`)."""
-        pairs: list[tuple[int, LogLine | Any]] = list(enumerate(lines, start=1))
-        return plan_repairs(pairs, taken_back(lines))[1].flow
+        """The flow of ``lines`` as the judge reads them (:class:`~adjudicator.replay.Replay`:
+        corrections skipped, and the table taken as played after a departure the later
+        lines show), not finished."""
+        return Replay.of_lines(lines).flow()
 
     def _unchanged(self, items: list[LogLine | Derived]) -> bool:
         """Whether the flow's complete log still begins with the stored lines: the same

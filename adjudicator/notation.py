@@ -16,8 +16,8 @@ every game)::
     {"type": "pass", "player": "bob"}        any log line as JSON (seq may be left out)
 
 Tokens of a request after the action: a card (``S9``, the requester's own; ``bob:S9``
-another's) is a key card; ``KIND`` or ``KIND:CARD`` with a cost kind of the log format
-(B, L, D, S, C) is a cost (``L`` alone: a card the log does not know, ``alice:?``);
+another's) is a key card; ``KIND`` or ``KIND:CARD`` with a cost kind of the table's game
+(its plugin's ``cost_kinds``) is a cost (``L`` alone: a card the log does not know, ``alice:?``);
 ``>X`` a target; ``#ID`` the request's id (by default the next free ``rN``);
 ``name=value`` a choice. A value is JSON if it reads as JSON, ``[a,b]`` a list of words,
 anything else a word.
@@ -33,14 +33,11 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from coreflow_judge.events.models import LINE_ADAPTER, MAX_DEPTH, LogLine
+from coreflow_judge.events.models import CORE_LINES, MAX_DEPTH, GameLines, LogLine
 from coreflow_judge.events.printable import bounded
 from coreflow_judge.events.reader import _field_of, _plain_message
 from pydantic import ValidationError
 from pydantic_core import from_json
-
-COST_KINDS = ("B", "L", "D", "S", "C")
-"""The cost kinds of the log format (``request.costs[].kind``)."""
 
 _ID = re.compile(r"^[A-Za-z0-9_.#?:-]+$")
 
@@ -58,19 +55,45 @@ class TableView:
     action_names: Mapping[str, str]
     """Every way to name an action (its id, its name in the rules) -> its id."""
     request_ids: Collection[str]
+    lines: GameLines | None = None
+    """The line models of the table's game (its fields, its cost kinds); None before a
+    table is set (a header is read with its own game's)."""
+
+    @property
+    def cost_kinds(self) -> Collection[str]:
+        """The words that are cost kinds: the table's game's, else any game's."""
+        if self.lines is not None and self.lines.cost_kinds is not None:
+            return self.lines.cost_kinds
+        return any_cost_kinds()
+
+
+def any_cost_kinds() -> frozenset[str]:
+    """The cost kinds of every registered game (a word any of them reads as a cost)."""
+    from coreflow_judge.adjudicator.plugins import games
+
+    return frozenset(k for g in games() for k in g.cost_kinds)
+
+
+def _cost_word(word: str, kinds: Collection[str]) -> tuple[str, str | None] | None:
+    """``KIND`` -> (kind, None), ``KIND:CARD`` -> (kind, card) for a kind of ``kinds``;
+    None for any other word."""
+    kind, sep, card = word.partition(":")
+    if kind not in kinds or (sep and not card):
+        return None
+    return kind, card if sep else None
 
 
 def read_notation(text: str, table: TableView, seq: int) -> LogLine:
     """The log line one line of notation (or JSON) stands for, numbered ``seq``."""
     text = text.strip()
     if text.startswith("{"):
-        return _json_line(text, seq)
+        return _json_line(text, seq, table.lines)
     words = split_words(text)
     if not words:
         raise NotationError("an empty line")
     head = words[0]
     if head in ("resolve", "fizzle"):
-        return _validated(_resolve(words, head), seq)
+        return _validated(_resolve(words, head), seq, table.lines)
     line: dict[str, Any]
     if head == "trigger":
         if len(words) not in (4, 5):
@@ -79,18 +102,18 @@ def read_notation(text: str, table: TableView, seq: int) -> LogLine:
                 "source": words[3]}
         if len(words) == 5:
             line["controller"] = words[4]
-        return _validated(line, seq)
+        return _validated(line, seq, table.lines)
     if head in ("stage", "discard"):
         if len(words) < 2:
             raise NotationError(f"{head} needs the request: {head} t1")
         line = {"type": head, "request": words[1]}
         if head == "discard" and len(words) > 2:
             line["reason"] = " ".join(words[2:])
-        return _validated(line, seq)
+        return _validated(line, seq, table.lines)
     if head == "start":
         if len(words) < 2:
             raise NotationError("start needs the first player: start alice")
-        return _validated({"type": "game_started", "first_player": words[1]}, seq)
+        return _validated({"type": "game_started", "first_player": words[1]}, seq, table.lines)
     if head not in table.players:
         raise NotationError(
             f"{head!r} is no player of this match ({', '.join(table.players)}) and no "
@@ -102,10 +125,10 @@ def read_notation(text: str, table: TableView, seq: int) -> LogLine:
         line = {"type": "pass", "player": head}
         if len(words) > 2:
             line["note"] = " ".join(words[2:])
-        return _validated(line, seq)
+        return _validated(line, seq, table.lines)
     if verb == "roll":
-        return _validated(_roll(head, words[2:]), seq)
-    return _validated(_request(head, verb, words[2:], table), seq)
+        return _validated(_roll(head, words[2:]), seq, table.lines)
+    return _validated(_request(head, verb, words[2:], table), seq, table.lines)
 
 
 def split_words(text: str) -> list[str]:
@@ -160,7 +183,7 @@ def _loads(text: str) -> Any:
         raise _NotJSON(why.replace("line 1 column", "column")) from None
 
 
-def _json_line(text: str, seq: int) -> LogLine:
+def _json_line(text: str, seq: int, lines: GameLines | None = None) -> LogLine:
     try:
         data = _loads(text)
     except _NotJSON as exc:
@@ -169,13 +192,17 @@ def _json_line(text: str, seq: int) -> LogLine:
         raise NotationError("a JSON line must be an object")
     data.pop("hash", None)  # the store chains what it takes
     data["seq"] = seq
-    return _validated(data, seq)
+    return _validated(data, seq, lines)
 
 
-def _validated(data: dict[str, Any], seq: int) -> LogLine:
+def _validated(data: dict[str, Any], seq: int, lines: GameLines | None = None) -> LogLine:
+    """The line's data as its model, read with the table's game's models (a header with
+    its own game's)."""
+    from coreflow_judge.events.reader import lines_of_data
+
     data = {"seq": seq, **data}
     try:
-        return LINE_ADAPTER.validate_python(data)
+        return (lines_of_data(data) or lines or CORE_LINES).validate_python(data)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         if err["type"] == "union_tag_invalid":
@@ -229,10 +256,10 @@ def _request(player: str, verb: str, tokens: list[str], table: TableView) -> dic
             targets.append(tok[1:])
         elif "=" in tok:
             _choice(tok, choices)
-        elif tok in COST_KINDS:
-            costs.append({"kind": tok, "ref": f"{player}:?"})
-        elif len(tok) > 2 and tok[0] in COST_KINDS and tok[1] == ":":
-            costs.append({"kind": tok[0], "ref": _card(tok[2:], player)})
+        elif (cost := _cost_word(tok, table.cost_kinds)) is not None:
+            kind, card = cost
+            costs.append({"kind": kind, "ref": f"{player}:?" if card is None
+                          else _card(card, player)})
         else:
             key_cards.append(_card(tok, player))
     line: dict[str, Any] = {
@@ -288,9 +315,12 @@ def next_request_id(used: Collection[str]) -> str:
     return f"r{n}"
 
 
-def to_notation(line: LogLine) -> str:
+def to_notation(line: LogLine, kinds: Collection[str] | None = None) -> str:
     """The line in the notation (JSON where the notation has no shorter form): what
-    :func:`read_notation` reads back as the same line (request ids kept with ``#``)."""
+    :func:`read_notation` reads back as the same line (request ids kept with ``#``).
+    ``kinds``: the cost kinds of the line's game (by default every game's: a key card
+    that reads as a cost in any of them is not written as a word)."""
+    kinds = any_cost_kinds() if kinds is None else kinds
     d = line.model_dump(mode="json", exclude_none=True, exclude={"seq", "hash"})
     kind = d.get("type")
     plain = not (set(d) & {"at", "x"})
@@ -306,7 +336,7 @@ def to_notation(line: LogLine) -> str:
         words += [f">{t}" for t in d.get("targets", [])]
         words.append(f"#{d['request']}")
         words += [f"{k}={_dumps(v)}" for k, v in (d.get("choices") or {}).items()]
-        if all(_plain_word(w) for w in words[2:2 + len(d.get("key_cards", []))]):
+        if all(_plain_word(w, kinds) for w in words[2:2 + len(d.get("key_cards", []))]):
             return " ".join(words)
     if plain and kind == "pass" and set(d) <= {"type", "player", "note"}:
         return f"{d['player']} pass" + (f" {d['note']}" if d.get("note") else "")
@@ -336,10 +366,9 @@ def _short(card: str, player: str) -> str:
     return card.removeprefix(f"{player}:")
 
 
-def _plain_word(word: str) -> bool:
+def _plain_word(word: str, kinds: Collection[str]) -> bool:
     """A key card the reader takes back as a key card (no cost, target, id or choice)."""
-    return bool(_ID.match(word)) and "=" not in word and word not in COST_KINDS and not (
-        len(word) > 2 and word[0] in COST_KINDS and word[1] == ":")
+    return bool(_ID.match(word)) and "=" not in word and _cost_word(word, kinds) is None
 
 
 def _dumps(value: Any) -> str:

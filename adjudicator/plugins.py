@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -26,16 +25,14 @@ from coreflow_judge.adjudicator.findings import CODES
 from coreflow_judge.adjudicator.game import UnsupportedRules
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     from coreflow_judge.adjudicator.findings import Severity
     from coreflow_judge.adjudicator.game import GameRules
-    from coreflow_judge.events.models import LogLine, MatchStarted
+    from coreflow_judge.events.models import GameLines, GameStarted, LogLine, MatchStarted
 
 GROUP = "coreflow_judge.games"
 """The entry-point group a distribution names its games under (name: the game id)."""
-
-GAME_HEADER_FIELDS = ("decks", "deck_sizes", "cards", "hyperspatial", "super_gr", "frame")
-"""Header fields whose content only a game reads: a game says which of them it uses
-(:attr:`GamePlugin.header_fields`); a header carrying another is refused."""
 
 RulesFactory = Callable[["MatchStarted", str], "GameRules"]
 """(header, edition) -> the game's rules module for one match."""
@@ -56,6 +53,10 @@ def card_as_written(ref: str) -> str:
 
 def _shares_nothing(rules: Any) -> Iterable[object]:
     return ()
+
+
+def _by_id(header: MatchStarted) -> str:
+    return header.game
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +90,18 @@ class GamePlugin:
     rule_book: str = ""
     """What such a reference names, e.g. "a section of the game's rules"."""
     header_fields: frozenset[str] = frozenset()
-    """Which of :data:`GAME_HEADER_FIELDS` the game reads."""
+    """Which of the core header's fields only a game reads it reads
+    (:func:`~events.models.read_by_game`: the decks and the cards)."""
+    own_lines: Callable[[], tuple[type[MatchStarted], type[GameStarted]]] | None = None
+    """The models of its header and ``game_started`` lines (:attr:`match_started`,
+    :attr:`game_started`), imported when a log is first read (listing the games loads no
+    models): subclasses of the core's declaring the fields the game adds, each
+    documented (a field keyed by player is a :data:`~events.models.PerPlayer`, so a
+    player not in the match is named). None: the core's alone. A field the game does not
+    declare is refused."""
+    cost_kinds: Mapping[str, str] = field(default_factory=dict)
+    """The kinds of ``request.costs`` the game reads, each with what paying it is, in
+    order; a kind it does not name is refused (none: its requests record no costs)."""
     card_text: Callable[[str], str] = card_as_written
     """A card reference as the board text shows it."""
     size_word: str = "size"
@@ -97,9 +109,9 @@ class GamePlugin:
     constant_parts: Callable[[Any], Iterable[object]] = _shares_nothing
     """The parts of a match's rules module that never change once it is built (edition
     data, action definitions, policies): board checkpoints share them, never copy them."""
-    fixtures_by_format: bool = False
-    """Its ruling fixtures are kept one folder per format (``fixtures/rulings/<format>``)
-    rather than in one folder named by its id: where ``coreflow fixture new`` puts one."""
+    fixture_folder: Callable[[MatchStarted], str] = _by_id
+    """The folder under ``fixtures/rulings`` where ``coreflow fixture new`` puts a ruling
+    fixture of a match with this header (by default one folder named by the game's id)."""
     bare_editions: bool = False
     """Its editions may be named alone (``--rules 9.0``); at most one game says so."""
     disclosure_from: Callable[[], Disclosure] = Disclosure
@@ -121,9 +133,10 @@ class GamePlugin:
         clash = sorted(set(self.codes) & set(CODES))
         if clash:
             raise ValueError(f"game {self.id!r} redefines the core finding codes {clash}")
-        bad = sorted(set(self.header_fields) - set(GAME_HEADER_FIELDS))
-        if bad:
-            raise ValueError(f"game {self.id!r}: {bad} are not game header fields")
+        bad_kinds = [k for k in self.cost_kinds if not isinstance(k, str) or not k]
+        if bad_kinds:
+            raise ValueError(f"game {self.id!r}: cost kinds {bad_kinds!r} are not names")
+        object.__setattr__(self, "cost_kinds", MappingProxyType(dict(self.cost_kinds)))
         object.__setattr__(self, "codes", MappingProxyType(dict(self.codes)))
         object.__setattr__(self, "rule_statements",
                            MappingProxyType(dict(self.rule_statements)))
@@ -139,9 +152,59 @@ class GamePlugin:
             found = _disclosures[self.id] = self.disclosure_from()
         return found
 
+    @property
+    def lines(self) -> GameLines:
+        """The line models its logs are read with (built once, then kept); ValueError
+        for models that are not the core's extended (a game adds fields, never changes
+        the core's)."""
+        found = _lines.get(self.id)
+        if found is None:
+            found = _lines[self.id] = self._build_lines()
+        return found
+
+    @property
+    def match_started(self) -> type[MatchStarted]:
+        """The model of its header line (:attr:`own_lines`)."""
+        return self.lines.match_started
+
+    @property
+    def game_started(self) -> type[GameStarted]:
+        """The model of its ``game_started`` line (:attr:`own_lines`)."""
+        return self.lines.game_started
+
+    def _build_lines(self) -> GameLines:
+        from coreflow_judge.events.models import (
+            GameLines,
+            GameStarted,
+            MatchStarted,
+            read_by_game,
+        )
+
+        bad = sorted(set(self.header_fields) - set(read_by_game()))
+        if bad:
+            raise ValueError(f"game {self.id!r}: {bad} are no core header fields a game "
+                             "reads (events.models.read_by_game)")
+        header, setup = self.own_lines() if self.own_lines else (MatchStarted, GameStarted)
+        for core, own in ((MatchStarted, header), (GameStarted, setup)):
+            if not (isinstance(own, type) and issubclass(own, core)):
+                raise ValueError(f"game {self.id!r}: its {core.__name__} model is no "
+                                 f"subclass of the core's")
+            changed = sorted(n for n, f in core.model_fields.items()
+                             if own.model_fields[n].annotation != f.annotation)
+            if changed:
+                raise ValueError(f"game {self.id!r}: its {core.__name__} changes the core "
+                                 f"fields {changed} (a game adds fields)")
+        return GameLines(self.id, header, setup, self.cost_kinds)
+
     def check_header(self, header: MatchStarted) -> None:
-        """The header carries no game field this game does not read."""
-        for name in GAME_HEADER_FIELDS:
+        """The header carries no game field this game does not read (nor, in a store an
+        older coreflow wrote, a field of another game's header: :func:`~events.models.as_taken`)."""
+        for name in header.model_extra or {}:
+            raise UnsupportedRules(f"{self.id} does not read {name!r}: not a field of its "
+                                   "header", field=name)
+        from coreflow_judge.events.models import read_by_game
+
+        for name in read_by_game():
             if getattr(header, name) is not None and name not in self.header_fields:
                 used = ", ".join(sorted(self.header_fields)) or "none"
                 raise UnsupportedRules(
@@ -160,6 +223,8 @@ class GameNotRegistered(UnsupportedRules):
 
 _disclosures: dict[str, Disclosure] = {}
 """Each game's disclosure levels, by game id, once read."""
+_lines: dict[str, GameLines] = {}
+"""Each game's line models, by game id, once built."""
 _entry_points: dict[str, list[EntryPoint]] | None = None
 _loaded: dict[str, GamePlugin] = {}
 
@@ -167,6 +232,8 @@ _loaded: dict[str, GamePlugin] = {}
 def _registered() -> dict[str, list[EntryPoint]]:
     global _entry_points
     if _entry_points is None:
+        from importlib.metadata import entry_points  # read once, when a list is needed
+
         found: dict[str, list[EntryPoint]] = {}
         for ep in entry_points(group=GROUP):
             found.setdefault(ep.name, []).append(ep)
@@ -180,6 +247,7 @@ def clear_cache() -> None:
     _entry_points = None
     _loaded.clear()
     _disclosures.clear()
+    _lines.clear()
 
 
 def game_ids() -> tuple[str, ...]:
@@ -187,14 +255,54 @@ def game_ids() -> tuple[str, ...]:
     return tuple(_registered())
 
 
+OWN_GAMES = "coreflow_judge.adjudicator.games"
+"""The package of coreflow's own games: the game ``<id>`` is ``<id>.plugin:GAME`` in it,
+as coreflow's entry points say."""
+
+
+def _own_module(game: str) -> str | None:
+    """The plugin module of coreflow's own game ``game``, found without reading the entry
+    points and without importing it: a command that judges a log knows its game from the
+    header, and needs no list of the games (reading every installed distribution's entry
+    points costs a start tens of milliseconds). None when coreflow has no such game, or
+    once the group has been read (the registry then answers, as for every game)."""
+    if _entry_points is not None or not _GAME_ID.match(game):
+        return None
+    from importlib.util import find_spec
+
+    name = f"{OWN_GAMES}.{game}.plugin"
+    try:
+        return name if find_spec(name) is not None else None
+    except ImportError:  # no such folder among coreflow's games
+        return None
+
+
+def _own_game(game: str) -> GamePlugin | None:
+    """coreflow's own game ``game`` (:func:`_own_module`), loaded; None if it does not
+    load as that game's plugin (the entry points are then read, and the registry says
+    why, as for any game)."""
+    name = _own_module(game)
+    if name is None:
+        return None
+    from importlib import import_module
+
+    try:
+        plugin = getattr(import_module(name), "GAME", None)
+    except Exception:  # noqa: BLE001 - the registry below names the failure, field game
+        return None
+    return plugin if isinstance(plugin, GamePlugin) and plugin.id == game else None
+
+
 def is_registered(game: str) -> bool:
-    return game in _registered()
+    return game in _loaded or _own_module(game) is not None or game in _registered()
 
 
 def game_plugin(game: str) -> GamePlugin:
-    """The game registered as ``game``, loaded on first use."""
-    plugin = _loaded.get(game)
+    """The game registered as ``game``, loaded on first use (one of coreflow's own
+    without reading the entry-point group, :func:`_own_game`)."""
+    plugin = _loaded.get(game) or _own_game(game)
     if plugin is not None:
+        _loaded[game] = plugin
         return plugin
     eps = _registered().get(game)
     if not eps:

@@ -12,12 +12,13 @@ final ``board``, and with ``--at SEQ`` the board after the disputed line,
 ``"board_at": {"seq": SEQ, "board": {...}}``. Checking a fixture re-judges its log and
 compares every field the expected file gives (the rules edition the judge reads, the
 findings, the result, the final board, the board at the disputed line); the diff names the
-log line and the rule of each difference.
+log line and the rule of each difference. A fixture about some of the board names them,
+``"board_fields": ["/stage", "/players/bob/field"]`` (JSON pointers): its boards hold those
+parts alone, and only those are compared; without it, the whole board is.
 
-A new fixture goes to its game's folder unless told otherwise (:func:`game_folder`):
-``fixtures/rulings/<format>`` for BlackPoker (lite, standard, pro, master, extra), or
-``fixtures/rulings/frames`` for a BlackPoker match of a 9.0 frame, and
-``fixtures/rulings/<game>`` for every other game (duel_masters, i_language).
+A new fixture goes to its game's folder unless told otherwise (:func:`game_folder`): the
+folder under ``fixtures/rulings`` its game's plugin names for the match (BlackPoker: its
+format, or ``frames`` for a match of a 9.0 frame; the other games: their id).
 """
 
 from __future__ import annotations
@@ -117,7 +118,64 @@ def _shape_problem(data: Any) -> str | None:
     if at is not None and not (isinstance(at, dict) and isinstance(at.get("seq"), int)
                                and isinstance(at.get("board"), dict)):
         return "field 'board_at': must be an object with an integer seq and a board"
+    if "board_fields" in data:
+        fields = data["board_fields"]
+        if not isinstance(fields, list) or not fields:
+            return "field 'board_fields': must be a list of JSON pointers (/stage, ...)"
+        boards = [b for b in (data.get("board"), at and at.get("board")) if b is not None]
+        for i, pointer in enumerate(fields):
+            try:
+                parts = pointer_parts(pointer)
+            except ValueError as exc:
+                return f"field 'board_fields[{i}]': {exc}"
+            if boards and all(_at(b, parts) is _MISSING for b in boards):
+                return (f"field 'board_fields[{i}]': {pointer!r} is in no board the fixture "
+                        "holds")
     return None
+
+
+# --------------------------------------------------------------------------- board fields
+class _Missing:
+    def __repr__(self) -> str:
+        return "(missing)"
+
+
+_MISSING: Any = _Missing()
+
+
+def pointer_parts(pointer: Any) -> list[str]:
+    """The keys a JSON pointer (RFC 6901: ``/players/bob/field``, ``~1`` for ``/`` and
+    ``~0`` for ``~`` inside a key) names; :class:`ValueError` for anything else."""
+    if not isinstance(pointer, str) or not pointer.startswith("/") or pointer == "/":
+        raise ValueError(f"{pointer!r} is not a JSON pointer to a part of the board "
+                         "(/stage, /players/bob/field, ...)")
+    return [p.replace("~1", "/").replace("~0", "~") for p in pointer[1:].split("/")]
+
+
+def _at(board: Any, parts: Sequence[str]) -> Any:
+    for key in parts:
+        if not isinstance(board, dict) or key not in board:
+            return _MISSING
+        board = board[key]
+    return board
+
+
+def board_part(board: dict[str, Any], fields: Sequence[str] | None) -> dict[str, Any]:
+    """The parts of a board a fixture is about (``board_fields``: JSON pointers), nested as
+    in the board (a part the board lacks is left out); the whole board without fields."""
+    if fields is None:
+        return board
+    out: dict[str, Any] = {}
+    for pointer in fields:
+        parts = pointer_parts(pointer)
+        value = _at(board, parts)
+        if value is _MISSING:
+            continue
+        node = out
+        for key in parts[:-1]:
+            node = node.setdefault(key, {})
+        node[parts[-1]] = value
+    return out
 
 
 def discover(root: Path) -> list[RulingCase]:
@@ -154,20 +212,16 @@ def board_at(log: Path, seq: int) -> dict[str, Any]:
 
 
 def game_folder(report: Report) -> Path:
-    """Where a new fixture of this match goes by default: ``fixtures/rulings/<format>``
-    for a game that keeps its fixtures by format (:attr:`GamePlugin.fixtures_by_format
-    <adjudicator.plugins.GamePlugin.fixtures_by_format>`), ``fixtures/rulings/frames`` for
-    such a match whose header names a frame (BlackPoker 9.0: the frame decides more of the
-    table than the format), else ``fixtures/rulings/<game>``."""
+    """Where a new fixture of this match goes by default: ``fixtures/rulings/<folder>``,
+    the folder the game's plugin names for the match's header
+    (:attr:`~adjudicator.plugins.GamePlugin.fixture_folder`), else the game's id."""
     from coreflow_judge.adjudicator.plugins import game_plugin, is_registered
 
     game = report.rules.partition("/")[0]
     header = report.flow.header if report.flow is not None else None
-    fmt = header.format if header is not None else None
-    by_format = is_registered(game) and game_plugin(game).fixtures_by_format
-    if by_format and header is not None and header.frame:
-        return DEFAULT_DIR / "frames"
-    return DEFAULT_DIR / (fmt if by_format and fmt else game)
+    if header is None or not is_registered(game):
+        return DEFAULT_DIR / game
+    return DEFAULT_DIR / game_plugin(game).fixture_folder(header)
 
 
 def check_name(name: str) -> str:
@@ -181,8 +235,10 @@ def check_name(name: str) -> str:
     return name
 
 
-def ruling_of(report: Report, note: str, with_board: bool = True) -> dict[str, Any]:
-    """The expected file for a report: what the judge rules now."""
+def ruling_of(report: Report, note: str, with_board: bool = True,
+              board_fields: Sequence[str] | None = None) -> dict[str, Any]:
+    """The expected file for a report: what the judge rules now (of the board, the parts
+    ``board_fields`` names, or all of it)."""
     data: dict[str, Any] = {
         "description": note,
         "rules": report.rules,
@@ -194,7 +250,10 @@ def ruling_of(report: Report, note: str, with_board: bool = True) -> dict[str, A
         "result": report.result,
     }
     if with_board:
-        data["board"] = final_board(report)
+        board = final_board(report)
+        data["board"] = board if board is None else board_part(board, board_fields)
+    if board_fields:
+        data["board_fields"] = list(board_fields)
     return data
 
 
@@ -203,14 +262,20 @@ def write_ruling(path: Path, data: dict[str, Any]) -> None:
 
 
 def freeze(log: Path | Sequence[LogLine], name: str, note: str,
-           directory: Path | None = None, at: int | None = None) -> RulingCase:
+           directory: Path | None = None, at: int | None = None,
+           board_fields: Sequence[str] | None = None) -> RulingCase:
     """Copy ``log`` (a file, or the lines of a recorded match) into ``directory/NAME.jsonl``
     with the judge's ruling beside it: findings, result, final board and, with ``at``, the
     board after that line. ``directory``: the game's folder (:func:`game_folder`) unless
-    given. Nothing is written unless everything can be."""
+    given. ``board_fields``: the parts of the board the fixture is about (JSON pointers;
+    the boards keep those alone, and checking compares those alone). Nothing is written
+    unless everything can be."""
     from coreflow_judge.events.reader import canonical_dict
 
     name = check_name(name)
+    fields = list(board_fields) if board_fields else None
+    for pointer in fields or ():
+        pointer_parts(pointer)  # before anything is read
     if isinstance(log, Path):
         if log.is_dir():
             raise IsADirectoryError(f"{log}: a directory; give one log file")
@@ -227,15 +292,20 @@ def freeze(log: Path | Sequence[LogLine], name: str, note: str,
     case = RulingCase(folder / f"{name}.jsonl", folder / f"{name}{EXPECTED_SUFFIX}")
     if case.log.exists() or case.expected.exists():
         raise FileExistsError(f"fixture {name!r} already exists in {folder}")
-    data = ruling_of(report, note)
+    data = ruling_of(report, note, board_fields=fields)
     folder.mkdir(parents=True, exist_ok=True)
     case.log.write_bytes(content)
     if at is not None:
         try:
-            data["board_at"] = {"seq": at, "board": board_at(case.log, at)}
+            data["board_at"] = {"seq": at, "board": board_part(board_at(case.log, at),
+                                                               fields)}
         except ValueError:
             case.log.unlink()
             raise
+    problem = _shape_problem(data)
+    if problem is not None:  # a field named that no board has: nothing stays
+        case.log.unlink()
+        raise ValueError(f"--board-field: {problem.partition(': ')[2]}")
     write_ruling(case.expected, data)
     return case
 
@@ -244,10 +314,12 @@ def update(case: RulingCase) -> None:
     """Re-freeze a fixture deliberately: the judge's current ruling becomes the expected."""
     old = case.load()
     report = judgement(case.log)
-    data = ruling_of(report, str(old.get("description", "")), with_board="board" in old)
+    fields = old.get("board_fields")
+    data = ruling_of(report, str(old.get("description", "")), with_board="board" in old,
+                     board_fields=fields)
     if old.get("board_at") is not None:
         seq = old["board_at"]["seq"]
-        data["board_at"] = {"seq": seq, "board": board_at(case.log, seq)}
+        data["board_at"] = {"seq": seq, "board": board_part(board_at(case.log, seq), fields)}
     write_ruling(case.expected, data)
 
 
@@ -313,14 +385,17 @@ def check(case: RulingCase) -> str | None:
         problems.append(f"~ rules: expected {want['rules']}, the judge reads {report.rules}")
     if "result" in want and want["result"] != report.result:
         problems.append(f"~ result: expected {want['result']}, the judge gives {report.result}")
+    board_fields = want.get("board_fields")  # the parts of the board the fixture is about
     if want.get("board") is not None:
         now = final_board(report)
-        problems += [f"~ board {d}" for d in _board_diff(want["board"], now)]
+        problems += [f"~ board {d}" for d in _board_diff(
+            board_part(want["board"], board_fields),
+            now if now is None else board_part(now, board_fields))]
     if want.get("board_at") is not None:
         seq = want["board_at"]["seq"]
         then = board_at(case.log, seq)
-        problems += [f"~ board at seq {seq} {d}"
-                     for d in _board_diff(want["board_at"]["board"], then)]
+        problems += [f"~ board at seq {seq} {d}" for d in _board_diff(
+            board_part(want["board_at"]["board"], board_fields), board_part(then, board_fields))]
     if not problems:
         return None
     return f"{case.log}: the ruling changed\n" + "\n".join(problems)

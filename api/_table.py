@@ -16,7 +16,8 @@ from coreflow_judge.adjudicator.judge import Report, judge_lines, start_flow
 from coreflow_judge.adjudicator.live import Answer, LiveTable
 from coreflow_judge.adjudicator.next_step import NextStep, next_step
 from coreflow_judge.adjudicator.notation import TableView, read_notation
-from coreflow_judge.events.models import LINE_ADAPTER, LogLine, MatchStarted, TakenBack
+from coreflow_judge.events.models import CORE_LINES, LogLine, MatchStarted, TakenBack
+from coreflow_judge.events.reader import lines_of_data, lines_of_header
 from coreflow_judge.projections.board import snapshot
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def match_header(header: MatchStarted | Mapping[str, Any] | str) -> MatchStarted
             data["format"] = game_plugin(data["game"]).default_format
         except Exception:  # noqa: BLE001 - an unknown game: the validation names it
             pass
-    line = LINE_ADAPTER.validate_python(data)
+    line = (lines_of_data(data) or CORE_LINES).validate_python(data)
     if not isinstance(line, MatchStarted):
         raise ValueError("a table starts with a match_started line")
     return line
@@ -120,7 +121,7 @@ class Table:
         if isinstance(entry, str):
             line = read_notation(entry, live.view(), seq)
         elif isinstance(entry, Mapping):
-            line = LINE_ADAPTER.validate_python({"seq": seq, **entry})
+            line = lines_of_header(live.header).validate_python({"seq": seq, **entry})
         else:
             line = entry
         if isinstance(line, MatchStarted):

@@ -1,13 +1,16 @@
 """The audit rows of one match, read off the judge's own engine as it replays the match.
 
-:func:`derive_match` feeds a match's stored lines, in order, into the core flow the judge
-uses (:func:`adjudicator.judge.start_flow`, then ``feed`` line by line and ``finish``:
-exactly what :func:`adjudicator.judge.judge_lines` does) and, between two lines, reads
+:func:`derive_match` reads a match's stored lines as the judge reads them: one walk of
+its :class:`~adjudicator.replay.Replay` (the lines a correction took back shown and not
+judged, the table taken as played where the judge takes it so), concluded as the judge's
+report is (:meth:`~adjudicator.replay.Replay.conclude`), and, between two lines, reads
 the flow's state: the stage, the buffer, the chance, the turn, the status of every
-request (:class:`~adjudicator.flow.Req`). Nothing here decides a rule: whether a request
-was made with the chance is ``flow.chance`` before the line, how a request ended is its
-``Req.status``, the findings are the judge's, the effects of a resolution are those the
-game's rules module returned, as the flow keeps them (``flow.resolutions``, by line).
+request (:class:`~adjudicator.flow.Req`), and which requests went on or left the stage
+and the buffer (their journals: when a request ended). Nothing here decides a rule:
+whether a request was made with the chance is ``flow.chance`` before the line, how a
+request ended is its ``Req.status``, the findings are the judge's, the effects of a
+resolution are those the game's rules module returned, as the flow keeps them
+(``flow.resolutions``, by line).
 
 The result is one list of plain rows (dicts keyed by the column names of
 :data:`audit.schema.TABLES`) per table.
@@ -23,17 +26,11 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from coreflow_judge.adjudicator.findings import listed
+from coreflow_judge.adjudicator.findings import Finding, listed
 from coreflow_judge.adjudicator.flow import CoreFlow, Derived, Req
 from coreflow_judge.adjudicator.game import UnsupportedRules
-from coreflow_judge.adjudicator.judge import (
-    JudgeInputError,
-    feed_at,
-    group_consequences,
-    plan_repairs,
-    start_flow,
-    taken_back,
-)
+from coreflow_judge.adjudicator.judge import JudgeInputError
+from coreflow_judge.adjudicator.replay import Replay, Visitor
 from coreflow_judge.events.models import (
     ChanceMoved,
     GameEnded,
@@ -46,6 +43,7 @@ from coreflow_judge.events.models import (
     Roll,
     Trigger,
     TurnStarted,
+    game_fields,
 )
 from coreflow_judge.events.reader import verify_chain
 
@@ -179,7 +177,10 @@ def derive_match(record_id: str, lines: Sequence[StoredLine], refused: str | Non
     return _Deriver(record_id, lines, refused).run()
 
 
-class _Deriver:
+class _Deriver(Visitor):
+    """The audit's reader of the one replay (:class:`~adjudicator.replay.Replay`): the
+    rows of each line from the flow's state around it."""
+
     def __init__(self, record_id: str, lines: Sequence[StoredLine],
                  refused: str | None = None) -> None:
         self.record_id = record_id
@@ -190,6 +191,25 @@ class _Deriver:
         self.header = header
         self.mid = header.match_id
         self.rows = empty_rows()
+        # What the walk gathers (read by the rows made after it).
+        self.depth_before: dict[int, int] = {}
+        self.turn_before: dict[int, int] = {}
+        self.live: dict[Req, None] = {}  # on the stage, in the buffer or awaiting
+        self.moved: list[Req] = []  # what the stage's and the buffer's journals name
+        self.ended: dict[int, int] = {}
+        self.negated_by: dict[int, str] = {}
+        self.request_lines: dict[str, StoredLine] = {}
+        self.had_chance: dict[str, bool] = {}
+        self.at_of: dict[int, str | None] = {}
+        self.turn = 0
+        # The state the line being walked found (:meth:`before`).
+        self.at: str | None = None
+        self.depth = 0
+        self.top: Req | None = None
+        self.chance_before: str | None = None
+        self.turn_player_before: str | None = None
+        self.awaiting: Req | None = None
+        self.on_stage: tuple[Req, ...] = ()
 
     # ------------------------------------------------------------------ driver
     def run(self) -> Rows:
@@ -202,94 +222,90 @@ class _Deriver:
                 self._events_only(f"the stored hash chain is broken at seq {breaks[0].seq}: "
                                   "the record was changed outside coreflow; not judged")
                 return self.rows
+        pairs: list[tuple[int, Any]] = [(k, s.line) for k, s in enumerate(self.lines, start=1)]
         try:
-            flow = start_flow(self.header, 1)
+            read = Replay(pairs)  # the table as played, as the judge reads it
         except (JudgeInputError, UnsupportedRules) as exc:
             self._events_only(str(exc))
             return self.rows
-        events = self.rows["events"]
-        stage_rows = self.rows["stage"]
-        mid = self.mid
-        events.append(self._event(self.lines[0], 0))
-        stage_rows.append(dict(match_id=mid, seq=self.header.seq, depth=0, top_request=None,
-                               requests=[], chance=None, turn=0))
-        # State read between lines. What a line costs to read stays the same however many
-        # requests wait: the stage and the buffer say which requests went on or left them
-        # (their journals), and only those are looked at.
-        depth_before: dict[int, int] = {}
-        turn_before: dict[int, int] = {}
-        live: dict[Req, None] = {}  # on the stage, in the buffer or awaiting, after a line
-        moved: list[Req] = []
-        flow.stage.journal = flow.buffer.journal = moved
-        ended: dict[int, int] = {}
-        negated_by: dict[int, str] = {}
-        request_lines: dict[str, StoredLine] = {}
-        had_chance: dict[str, bool] = {}
-        at_of: dict[int, str | None] = {self.header.seq: timestamp(self.lines[0].data.get("at"))}
-        turn = flow.turn
-        skipped = taken_back([s.line for s in self.lines])
-        pairs: list[tuple[int, Any]] = [(k, s.line) for k, s in enumerate(self.lines, start=1)]
-        repairs = plan_repairs(pairs, skipped)[0]  # the table as played, as the judge reads it
-        for i, stored in enumerate(self.lines[1:], start=1):
-            line = stored.line
-            seq = line.seq
-            at = timestamp(stored.data.get("at"))
-            at_of[seq] = at
-            if i in skipped:  # taken back at the table: shown, not judged
-                flow.skip(line)
-                events.append(self._event(stored, flow.turn, at))
-                stage_rows.append(self._stage_row(flow, seq))
-                continue
-            depth = len(flow.stage)
-            top = flow.stage[-1] if flow.stage else None
-            chance_before = flow.chance
-            depth_before[seq] = depth
-            turn_before[seq] = flow.turn
-            turn_player_before = flow.turn_player
-            awaiting = flow.awaiting_instant
-            on_stage = self._on_stage_before(flow, line)
-            feed_at(flow, pairs, i, skipped, repairs)
-            # Requests that left the stage, the buffer or the instant wait with this line.
-            if awaiting is not None:
-                moved.append(awaiting)
-            if flow.awaiting_instant is not None:
-                moved.append(flow.awaiting_instant)
-            for r in moved:
-                now = r in flow.stage or r in flow.buffer or r is flow.awaiting_instant
-                if now:
-                    live[r] = None
-                elif live.pop(r, _GONE) is not _GONE and id(r) not in ended:
-                    ended[id(r)] = seq
-                    if r.status == "negated" and isinstance(line, Resolve):
-                        negated_by[id(r)] = line.request
-            moved.clear()
-            events.append(self._event(stored, flow.turn, at))
-            stage_rows.append(self._stage_row(flow, seq))
-            if isinstance(line, Request):
-                request_lines.setdefault(line.request, stored)
-                had_chance.setdefault(line.request, chance_before == line.player)
-            elif isinstance(line, Pass):
-                self.rows["passes"].append(dict(
-                    match_id=mid, seq=seq, player=line.player, played_at=at,
-                    turn=turn_before[seq],
-                    turn_player=turn_player_before, had_chance=chance_before == line.player,
-                    stage_depth=depth, top_request=top.id if top is not None else None,
-                ))
-            elif isinstance(line, Resolve):
-                self._resolution(flow, stored, on_stage, top, depth, at)
-            if flow.turn != turn:
-                turn = flow.turn
-                self._board(flow, seq)
+        flow = read.start()
+        self.rows["events"].append(self._event(self.lines[0], 0))
+        self.rows["stage"].append(dict(match_id=self.mid, seq=self.header.seq, depth=0,
+                                       top_request=None, requests=[], chance=None, turn=0))
+        self.at_of[self.header.seq] = timestamp(self.lines[0].data.get("at"))
+        self.turn = flow.turn
+        # What a line costs to read stays the same however many requests wait: the stage
+        # and the buffer say which requests went on or left them (their journals), and
+        # only those are looked at.
+        flow.stage.journal = flow.buffer.journal = self.moved
+        read.walk(self, flow)
         flow.stage.journal = flow.buffer.journal = None
-        flow.finish()
-        flow.findings.sort(key=lambda f: f.seq)  # the judge's order (judge_lines)
-        group_consequences(pairs, skipped, repairs, flow.findings)
-        triggers = self._complete_log(flow, at_of, ended)
-        self._requests(flow, request_lines, had_chance, triggers, depth_before, turn_before,
-                       ended, negated_by, at_of)
+        read.conclude(flow)
+        triggers = self._complete_log(flow, self.at_of, self.ended)
+        self._requests(flow, self.request_lines, self.had_chance, triggers, self.depth_before,
+                       self.turn_before, self.ended, self.negated_by, self.at_of)
         self._findings(flow)
         self._match(flow)
         return self.rows
+
+    # ------------------------------------------------------------------ the walk
+    def taken_back(self, flow: CoreFlow, i: int, item: LogLine) -> None:
+        """A line taken back at the table: shown, not judged."""
+        stored = self.lines[i]
+        at = self.at_of[item.seq] = timestamp(stored.data.get("at"))
+        self.rows["events"].append(self._event(stored, flow.turn, at))
+        self.rows["stage"].append(self._stage_row(flow, item.seq))
+
+    def before(self, flow: CoreFlow, i: int, item: Any) -> None:
+        """The state the line found."""
+        line = item
+        seq = line.seq
+        self.at = self.at_of[seq] = timestamp(self.lines[i].data.get("at"))
+        self.depth = self.depth_before[seq] = len(flow.stage)
+        self.top = flow.stage[-1] if flow.stage else None
+        self.chance_before = flow.chance
+        self.turn_before[seq] = flow.turn
+        self.turn_player_before = flow.turn_player
+        self.awaiting = flow.awaiting_instant
+        self.on_stage = self._on_stage_before(flow, line)
+
+    def after(self, flow: CoreFlow, i: int, item: Any, raised: list[Finding]) -> None:
+        """The rows the line makes, from the state it left."""
+        stored = self.lines[i]
+        line = stored.line
+        seq, at, moved, live, ended = line.seq, self.at, self.moved, self.live, self.ended
+        # Requests that left the stage, the buffer or the instant wait with this line.
+        if self.awaiting is not None:
+            moved.append(self.awaiting)
+        if flow.awaiting_instant is not None:
+            moved.append(flow.awaiting_instant)
+        for r in moved:
+            now = r in flow.stage or r in flow.buffer or r is flow.awaiting_instant
+            if now:
+                live[r] = None
+            elif live.pop(r, _GONE) is not _GONE and id(r) not in ended:
+                ended[id(r)] = seq
+                if r.status == "negated" and isinstance(line, Resolve):
+                    self.negated_by[id(r)] = line.request
+        moved.clear()
+        self.rows["events"].append(self._event(stored, flow.turn, at))
+        self.rows["stage"].append(self._stage_row(flow, seq))
+        if isinstance(line, Request):
+            self.request_lines.setdefault(line.request, stored)
+            self.had_chance.setdefault(line.request, self.chance_before == line.player)
+        elif isinstance(line, Pass):
+            top = self.top
+            self.rows["passes"].append(dict(
+                match_id=self.mid, seq=seq, player=line.player, played_at=at,
+                turn=self.turn_before[seq], turn_player=self.turn_player_before,
+                had_chance=self.chance_before == line.player,
+                stage_depth=self.depth, top_request=top.id if top is not None else None,
+            ))
+        elif isinstance(line, Resolve):
+            self._resolution(flow, stored, self.on_stage, self.top, self.depth, at)
+        if flow.turn != self.turn:
+            self.turn = flow.turn
+            self._board(flow, seq)
 
     # ------------------------------------------------------------------ rows
     def _event(self, stored: StoredLine, turn: int | None, at: str | None = None) -> Row:
@@ -489,7 +505,8 @@ class _Deriver:
         findings = flow.findings if flow is not None else []
         self.rows["matches"].append(dict(
             match_id=h.match_id, record_id=self.record_id, game=h.game, rules=h.rules,
-            edition=h.rules.partition("/")[2], format=h.format, frame=h.frame,
+            edition=h.rules.partition("/")[2], format=h.format,
+            game_fields=game_fields(h) or None,
             regulation=h.regulation,
             players=list(h.players),
             tournament=ev.tournament if ev is not None else None,

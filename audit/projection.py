@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 from uuid import UUID
 
 import duckdb
@@ -58,8 +58,14 @@ from coreflow_judge.audit.schema import (
     create_statements,
     json_columns,
 )
-from coreflow_judge.events.models import LINE_ADAPTER, MatchStarted
-from coreflow_judge.events.store import MatchRecorder, StoreUnavailable, open_recorder, store_env
+from coreflow_judge.events.models import MatchStarted
+from coreflow_judge.events.store import (
+    MatchRecorder,
+    PydanticMapper,
+    StoreUnavailable,
+    open_recorder,
+    store_env,
+)
 from eventsourcing.persistence import PersistenceError, StoredEvent
 
 #: A SQLite store's audit file is the store's file name with this suffix, beside it
@@ -427,7 +433,8 @@ class AuditDB:
             data = mapper.compressor.decompress(data)
         state = mapper.transcoder.decode(data)
         line_data = state["line"]
-        return StoredLine(LINE_ADAPTER.validate_python(line_data), line_data,
+        lines = cast(PydanticMapper, mapper).lines_for(stored.originator_id, line_data)
+        return StoredLine(lines.validate_stored(line_data), line_data,
                           timestamp(state.get("timestamp")), state.get("table_seq"))
 
     # ------------------------------------------------------------------ reading

@@ -8,7 +8,7 @@ docs/audit.md documents every column (a test checks that the two agree).
 from __future__ import annotations
 
 #: Bump when a table or column changes: an audit file of another version is rebuilt.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: Column names avoid SQL keywords: the log's ``at`` is ``played_at`` (``at`` is reserved
 #: in DuckDB), the event's ``table`` is ``table_no``.
@@ -30,8 +30,8 @@ TABLES: dict[str, list[Column]] = {
         ("rules", "VARCHAR", "the rules edition as the header gives it, e.g. blackpoker/9.0"),
         ("edition", "VARCHAR", "the edition alone, e.g. 9.0"),
         ("format", "VARCHAR", "the format, e.g. lite"),
-        ("frame", "VARCHAR", "BlackPoker 9.0: the regulation's frame (e.g. pack), when "
-         "given"),
+        ("game_fields", "JSON", "the header's fields its game adds to the core's, as "
+         "recorded (BlackPoker 9.0: {\"frame\": \"pack\"}); NULL when it gives none"),
         ("regulation", "VARCHAR", "the regulation, when given"),
         ("players", "VARCHAR[]", "the players in seating order"),
         ("tournament", "VARCHAR", "header event.tournament"),

@@ -26,8 +26,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from coreflow_judge.events.evidence import META_TABLE, record_step
-from coreflow_judge.events.models import LINE_ADAPTER
-from coreflow_judge.events.reader import ZERO_HASH, chain_hash
+from coreflow_judge.events.models import CORE_LINES
+from coreflow_judge.events.reader import ZERO_HASH, chain_hash, lines_of_data
 from coreflow_judge.events.store import match_record_id
 
 
@@ -109,8 +109,10 @@ def chain_again(rows: list[Row]) -> None:
     """Compute every stored hash again over the rows as they now are, as coreflow computes
     them (log chain and record chain); the signatures, which need the key, are dropped."""
     h = r = ZERO_HASH
+    lines = CORE_LINES
     for row in rows:
-        line = LINE_ADAPTER.validate_python(row.state["line"])
+        lines = lines_of_data(row.state["line"]) or lines
+        line = lines.validate_stored(row.state["line"])
         table_seq = row.state.get("table_seq")
         h, r = chain_hash(h, line), record_step(r, line, table_seq)
         row.state["line"]["hash"] = h

@@ -33,10 +33,14 @@ def new_command(
     note: Annotated[str, typer.Option("--note", metavar="TEXT",
                                       help="The dispute and the agreed ruling.")] = "",
     directory: Annotated[Path | None, typer.Option(
-        "--dir", metavar="DIR", help=f"Where to write it [default: the game's folder, "
-        f"{DEFAULT_DIR}/<format> for BlackPoker (lite, standard, pro, master, extra), "
-        f"{DEFAULT_DIR}/frames for a match of a 9.0 frame, "
-        f"{DEFAULT_DIR}/<game> for the others].", show_default=False)] = None,
+        "--dir", metavar="DIR", help=f"Where to write it [default: the folder under "
+        f"{DEFAULT_DIR} the match's game names for it: BlackPoker its format, or frames "
+        f"for a match of a 9.0 frame; the other games their id].", show_default=False)] = None,
+    board_fields: Annotated[list[str] | None, typer.Option(
+        "--board-field", metavar="POINTER", help="A part of the board the fixture is about, "
+        "as a JSON pointer (/stage, /players/bob/field); repeat for several. The frozen "
+        "boards keep these alone and fixture check compares these alone [default: the "
+        "whole board].", show_default=False)] = None,
     store: Annotated[str | None, typer.Option(
         "--store", help="Event store of a recorded match: a SQLite file or a postgresql:// "
         "URL [default: $COREFLOW_STORE, else ./coreflow.db].", show_default=False)] = None,
@@ -48,6 +52,7 @@ def new_command(
     its seq numbers are the ones judge and board name.
 
     Example: coreflow fixture new disputed.jsonl --name counter-too-low --at 11 --note "3 < 9"
+    --board-field /stage
     """
 
     def run() -> None:
@@ -57,12 +62,13 @@ def new_command(
         check_name(name)  # before anything is read
         path = Path(target)
         if _means_recorded(target, store, "freezing"):
-            case = freeze(_recorded(target, store, as_written=True), name, note, directory, at)
+            case = freeze(_recorded(target, store, as_written=True), name, note, directory, at,
+                          board_fields)
         elif not path.exists():
             raise CliError(f"{target}: no such log file (nor a match id: a match id has no "
                            "'/' and no .jsonl)")
         else:
-            case = freeze(path, name, note, directory, at)
+            case = freeze(path, name, note, directory, at, board_fields)
         typer.echo(f"froze {case.log} and {case.expected}")
 
     _run(run)

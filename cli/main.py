@@ -59,6 +59,35 @@ class PlainUsage(TyperCommand):
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         return [_unbraced(piece) for piece in super().collect_usage_pieces(ctx)]
 
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _fill_help(self)
+        super().format_help(ctx, formatter)
+
+    def shell_complete(self, ctx: Any, incomplete: str) -> Any:
+        _fill_help(self)  # an option's description, as a shell's completion shows it
+        return super().shell_complete(ctx, incomplete)
+
+
+GAMES_HELP = {
+    "{installed games}": lambda: _games_text(),
+    "{simulated editions}": lambda: _editions_text(),
+    "{simulated formats}": lambda: _formats_text(),
+}
+"""Words of the help that list the installed games, filled in when a help is shown:
+listing the games reads every installed distribution's entry points and loads every
+game's plugin, which a command that judges one log never needs (issue 26)."""
+
+
+def _fill_help(command: Any) -> None:
+    """Fill :data:`GAMES_HELP`'s words into ``command``'s help and its options' helps."""
+    for item in (command, *getattr(command, "params", ())):
+        text = getattr(item, "help", None)
+        if text and "{" in text:
+            for word, fill in GAMES_HELP.items():
+                if word in text:
+                    text = text.replace(word, fill())
+            item.help = text
+
 
 def _unbraced(piece: str) -> str:
     match = re.fullmatch(r"\{([^{}]+)\}((?:\.\.\.)?)", piece)
@@ -82,6 +111,10 @@ class OneLineErrors(TyperGroup):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _plain_usage(self)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _fill_help(self)
+        super().format_help(ctx, formatter)
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
@@ -198,7 +231,7 @@ app = typer.Typer(
     name="coreflow",
     cls=OneLineErrors,
     help="Record, rebuild and judge matches of interruptible turn-based card games: "
-    f"{_games_text()}.",
+    "{installed games}.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -1328,14 +1361,25 @@ def _verify_file(log: Path, head: str | None) -> None:
 
 @app.command()
 @guarded
-def schema() -> None:
+def schema(
+    game: Annotated[str | None, typer.Option(
+        "--game", metavar="GAME", help="The schema of a line of this game's logs (its "
+        "header and set-up fields, its cost kinds); without it, a line of any registered "
+        "game's.", show_default=False)] = None,
+) -> None:
     """Print the JSON Schema of one match-log line.
 
-    Example: coreflow schema > log-line.schema.json
+    A line is read with the models of the game its header names: the core's fields and
+    the fields the game adds. Without --game the schema holds every registered game's
+    lines (one of them must fit); with --game, that game's alone.
+
+    Example: coreflow schema --game blackpoker > blackpoker-line.schema.json
     """
+    from coreflow_judge.adjudicator.plugins import game_plugin, games
     from coreflow_judge.events.models import json_schema
 
-    typer.echo(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+    chosen = [game_plugin(game).lines] if game is not None else [g.lines for g in games()]
+    typer.echo(json.dumps(json_schema(chosen), indent=2, ensure_ascii=False))
 
 
 @app.command()
@@ -1343,12 +1387,12 @@ def schema() -> None:
 def simulate(
     rules: Annotated[str, typer.Option(
         "--rules", metavar="EDITION",
-        help=f"The game and edition, GAME/EDITION or a bare edition: {_editions_text()}.",
+        help="The game and edition, GAME/EDITION or a bare edition: {simulated editions}.",
         show_default=False)],
     out: Annotated[Path, typer.Option(
         "--out", metavar="DIR", help="Directory to write the logs to.", show_default=False)],
     fmt: Annotated[str | None, typer.Option(
-        "--format", help=f"The format ({_formats_text()}; the first named is the game's default).",
+        "--format", help="The format ({simulated formats}; the first named is the game's default).",
         show_default=False)] = None,
     games: Annotated[int, typer.Option("--games", min=1, help="How many games.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,

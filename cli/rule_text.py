@@ -10,6 +10,8 @@ for this tool, not quotations.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from coreflow_judge.adjudicator.plugins import GamePlugin, game_plugin, games, is_registered
 
 RULE_STATEMENTS: dict[str, str] = {
@@ -93,10 +95,13 @@ RULE_STATEMENTS_JA: dict[str, str] = {
 rule's own words (チャンス, ステージ, バッファ, 即時, 誘発 ...)."""
 
 
-def _games_to_ask(game: str | None) -> list[GamePlugin]:
-    """The game named first (when registered), then every other registered game."""
-    first = [game_plugin(game)] if game is not None and is_registered(game) else []
-    return first + [g for g in games() if g.id != game]
+def _games_to_ask(game: str | None) -> Iterator[GamePlugin]:
+    """The game named first (when registered), then every other registered game: those
+    only when the first has no answer (listing them reads every installed distribution's
+    entry points and loads each game's plugin)."""
+    if game is not None and is_registered(game):
+        yield game_plugin(game)
+    yield from (g for g in games() if g.id != game)
 
 
 def rule_statement(rule: str, game: str | None = None, lang: str = "en") -> str:
@@ -106,8 +111,9 @@ def rule_statement(rule: str, game: str | None = None, lang: str = "en") -> str:
     text = (RULE_STATEMENTS_JA if ja else RULE_STATEMENTS).get(rule)
     if text is not None:
         return text
-    candidates = _games_to_ask(game)
-    for plugin in candidates:
+    candidates: list[GamePlugin] = []
+    for plugin in _games_to_ask(game):
+        candidates.append(plugin)
         text = (plugin.rule_statements_ja if ja else plugin.rule_statements).get(rule)
         if text is not None:
             return text

@@ -82,7 +82,14 @@ def serve_command(
     config = uvicorn.Config(app, host=host, port=port, log_level="warning",
                             proxy_headers=False, server_header=False, timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
-    server.run()
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        # uvicorn shuts down on Ctrl-C, then raises it again: a server stopped the way it
+        # is meant to stop exits 0.
+        if server.started:
+            return
+        raise
     if not server.started:
         raise CliError(f"could not listen on {host}:{port} (is another server there?)")
 

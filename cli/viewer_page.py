@@ -457,7 +457,7 @@ def match_data(items: Sequence[tuple[int, Item]], viewer: str = JUDGE,
             entry["line"] = next(readable) if viewer != JUDGE else _line_data(item)
             if viewer != JUDGE:
                 entry["line"].pop("hash", None)
-        if pos in projector.skipped:
+        if pos in projector.replay.skipped:
             entry["taken_back"] = True
         elif not isinstance(item, LineError) and item.seq in derived:
             entry["derived"] = True

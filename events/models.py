@@ -12,8 +12,11 @@ vendor-extension object, so that a typo never passes silently.
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from coreflow_judge.events.printable import LABEL_PATTERN, NAME_PATTERN, same_to_the_eye
 from pydantic import (
@@ -22,9 +25,13 @@ from pydantic import (
     ConfigDict,
     Field,
     TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    create_model,
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 # ------------------------------------------------------------------ limits
 # Every size a log controls has a bound, checked when the line is read (a line over a
@@ -103,6 +110,94 @@ CardRef = Annotated[str, Field(min_length=1, max_length=64, pattern=NAME_PATTERN
 """``<owner>:<card>``, e.g. ``bob:H7``; ``bob:?`` for a face the log does not know."""
 
 
+class PlayerKeyed:
+    """The mark of a field keyed by player id (:data:`PerPlayer`)."""
+
+    def __repr__(self) -> str:
+        return "PLAYER_KEYED"
+
+
+PLAYER_KEYED = PlayerKeyed()
+
+
+def _known_players(value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+    """On a line that lists the players (the header): every key is one of them."""
+    players = (info.data or {}).get("players")
+    if players is not None:
+        for player in value:
+            if player not in players:
+                raise ValueError(f"{player!r} is not a player of this match (players: "
+                                 f"{', '.join(players)})")
+    return value
+
+
+class ReadByGame:
+    """The mark of a core header field that only a game reads (:func:`read_by_game`)."""
+
+    def __repr__(self) -> str:
+        return "READ_BY_GAME"
+
+
+READ_BY_GAME = ReadByGame()
+
+
+def read_by_game(model: type[BaseModel] | None = None) -> tuple[str, ...]:
+    """The core header's fields marked :data:`READ_BY_GAME` (the decks and the cards):
+    the core carries them for every game, and each game says which of them it reads
+    (:attr:`~adjudicator.plugins.GamePlugin.header_fields`); a header giving one its game
+    does not read is refused."""
+    model = model or MatchStarted
+    return tuple(name for name, info in model.model_fields.items()
+                 if any(m is READ_BY_GAME for m in info.metadata))
+
+
+_T = TypeVar("_T")
+PerPlayer = Annotated[dict[PlayerId, _T], PLAYER_KEYED, AfterValidator(_known_players)]
+"""A value for each player, keyed by player id (``decks``, ``hands``, a game's set-up
+fields). On the header a key that is not one of its ``players`` is refused; on a later
+line the judge names it (``log.unknown-ref``, :func:`unknown_players`)."""
+
+
+def _marked(annotation: Any) -> bool:
+    if get_origin(annotation) is Annotated and any(m is PLAYER_KEYED
+                                                   for m in annotation.__metadata__):
+        return True
+    return any(_marked(a) for a in get_args(annotation))
+
+
+def player_keyed_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``model`` keyed by player id (:data:`PerPlayer`)."""
+    found = _PLAYER_KEYED_FIELDS.get(model)
+    if found is None:
+        found = _PLAYER_KEYED_FIELDS[model] = tuple(
+            name for name, info in model.model_fields.items()
+            if _marked(info.annotation) or any(m is PLAYER_KEYED for m in info.metadata))
+    return found
+
+
+_PLAYER_KEYED_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {}
+
+
+def game_fields(line: BaseModel) -> dict[str, Any]:
+    """The fields a game's own line model adds to the core's (:class:`GameLines`), those
+    the line gives, as JSON data."""
+    core = next((c for c in type(line).__mro__ if c in _CORE_LINE_SET), type(line))
+    own = [n for n in type(line).model_fields if n not in core.model_fields]  # type: ignore[attr-defined]
+    return line.model_dump(mode="json", include=set(own), exclude_none=True) if own else {}
+
+
+def unknown_players(line: BaseModel, players: list[str] | tuple[str, ...]
+                    ) -> list[tuple[str, str]]:
+    """``(field, player)`` for each key of a :data:`PerPlayer` field of ``line`` that is
+    not one of ``players``, in field order."""
+    out: list[tuple[str, str]] = []
+    for name in player_keyed_fields(type(line)):
+        value = getattr(line, name)
+        if value:
+            out += [(name, p) for p in value if p not in players]
+    return out
+
+
 class _Line(BaseModel):
     """Fields every line carries."""
 
@@ -124,7 +219,11 @@ class EventInfo(BaseModel):
 
 
 class MatchStarted(_Line):
-    """Line 1: who plays what, under which rules edition and format."""
+    """Line 1: who plays what, under which rules edition and format.
+
+    The core fields only: a game that records more in its header declares them in a
+    subclass (its plugin's ``match_started``), and its logs are read with that class
+    (:class:`GameLines`)."""
 
     type: Literal["match_started"] = "match_started"
     match_id: str = Field(pattern=r"^[A-Za-z0-9._-]{1,128}$")
@@ -134,27 +233,28 @@ class MatchStarted(_Line):
     rules: Label
     format: Label
     regulation: Label | None = None
-    frame: Label | None = None
-    """BlackPoker 9.0: the regulation's frame (``entry16``, ``pack``, ``rare_pack``,
-    ``strategy``, ``extra``); absent, no frame. A game reads it or refuses it."""
     players: list[PlayerId] = Field(min_length=2, max_length=MAX_PLAYERS)
-    decks: dict[PlayerId, Cards] | None = None
-    deck_sizes: dict[PlayerId, Annotated[Count, Field(ge=0, le=MAX_DECK_SIZE)]] | None = None
-    cards: Annotated[dict[str, Any] | list[Any], FreeForm] | None = None
-    hyperspatial: dict[PlayerId, Cards] | None = None
-    """Duel Masters: each player's hyperspatial zone (public), card ids."""
-    super_gr: dict[PlayerId, Cards] | None = None
-    """Duel Masters: each player's super GR zone (hidden), card ids, top first."""
+    decks: Annotated[PerPlayer[Cards] | None, READ_BY_GAME] = None
+    """Each player's deck, top first (``?`` where the recorder does not know a face)."""
+    deck_sizes: Annotated[PerPlayer[Annotated[Count, Field(ge=0, le=MAX_DECK_SIZE)]] | None,
+                          READ_BY_GAME] = None
+    """Each player's deck size, where the decks are not given (a viewer's header)."""
+    cards: Annotated[Annotated[dict[str, Any] | list[Any], FreeForm] | None,
+                     READ_BY_GAME] = None
+    """The texts of the cards the decks name, in the form the game reads."""
     event: EventInfo | None = None
     log_format: Literal[1]
 
     @field_validator("game")
     @classmethod
     def _registered_game(cls, game: str) -> str:
-        from coreflow_judge.adjudicator.plugins import game_ids  # the registry decides
+        from coreflow_judge.adjudicator.plugins import (  # the registry decides
+            game_ids,
+            is_registered,
+        )
 
-        known = game_ids()
-        if game not in known:
+        if not is_registered(game):
+            known = game_ids()
             raise ValueError("must be a registered game: " + (", ".join(known) or "none is"))
         return game
 
@@ -178,39 +278,16 @@ class MatchStarted(_Line):
         return players
 
 
-class Preset(BaseModel):
-    """BlackPoker 9.0 preset: the bulwark, the soldier and the cards that failed."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    bulwark: Name | None = None
-    soldier: Name | None = None
-    graveyard: Cards = Field(default_factory=list)
-
-
 class GameStarted(_Line):
-    """Core [1]: the first player is decided and the set-up is done."""
+    """Core [1]: the first player is decided and the set-up is done.
+
+    The core fields only: a game whose set-up records more declares it in a subclass (its
+    plugin's ``game_started``)."""
 
     type: Literal["game_started"] = "game_started"
     first_player: PlayerId
-    reveals: dict[PlayerId, Cards] | None = None
-    hands: dict[PlayerId, Cards] | None = None
-    presets: dict[PlayerId, Preset] | None = None
-    trumps: dict[PlayerId, Cards] | None = None
-    """BlackPoker 6.1 extra: the trumps each player placed face down before the game (at
-    most 2; ``?`` where the recorder does not know a face). Not part of the deck."""
-    packs: dict[PlayerId, Cards] | None = None
-    """BlackPoker 9.0 pack frames: the cards each player set aside face down as the pack,
-    the top of the deck first (``?`` where the recorder does not know a face); taken
-    before the preset, so the deck that remains is the life."""
-    rares: dict[PlayerId, Cards] | None = None
-    """BlackPoker 9.0 rare frames (レアパック, ストラテジー): the rare card each player chose
-    from the deck and set face down before the pack (one; ``?`` where the recorder does not
-    know a face)."""
-    scenario: dict[PlayerId, Cards] | None = None
-    """BlackPoker 9.0 ストラテジー: the three cards each player chose from the deck into the
-    opening hand first (シナリオ手札); ordinary hand cards once the game starts. ``hands``
-    then records only the cards drawn."""
+    reveals: PerPlayer[Cards] | None = None
+    hands: PerPlayer[Cards] | None = None
 
 
 class TurnStarted(_Line):
@@ -228,12 +305,28 @@ class ChanceMoved(_Line):
     to: PlayerId
 
 
+def _cost_kind(kind: str, info: ValidationInfo) -> str:
+    """A kind the game of the log names (:attr:`GameLines.cost_kinds`); any kind where the
+    game is not known (a line built in memory, a log without a header)."""
+    kinds = (info.context or {}).get("cost_kinds")
+    if kinds is None or kind in kinds:
+        return kind
+    if not kinds:
+        raise PydanticCustomError("cost_kind", "{game} names no cost kinds: its requests "
+                                  "record no costs", {"game": (info.context or {}).get("game")})
+    shown = [repr(k) for k in kinds]
+    expected = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+    raise PydanticCustomError("literal_error", "Input should be {expected}",
+                              {"expected": expected})
+
+
 class Cost(BaseModel):
-    """One paid cost: B bulwark driven, L card lost, D card discarded, S sacrifice, C key unit."""
+    """One paid cost: its kind (a game's letter, :attr:`GameLines.cost_kinds`) and what
+    paid it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["B", "L", "D", "S", "C"]
+    kind: Annotated[Name, AfterValidator(_cost_kind)]
     ref: Name
 
 
@@ -353,32 +446,182 @@ LogLine = Annotated[
     | GameEnded,
     Field(discriminator="type"),
 ]
+"""A line of any game, as the code handles it (a game's own header and set-up lines are
+subclasses of :class:`MatchStarted` and :class:`GameStarted`)."""
 
-LINE_ADAPTER: TypeAdapter[LogLine] = TypeAdapter(LogLine)
+_CORE_LINES: tuple[type[_Line], ...] = (
+    MatchStarted,
+    GameStarted,
+    TurnStarted,
+    ChanceMoved,
+    Request,
+    Pass,
+    Trigger,
+    Stage,
+    Discard,
+    Resolve,
+    Roll,
+    TakenBack,
+    GameEnded,
+)
 
-LINE_TYPES: dict[str, type[_Line]] = {
-    m.model_fields["type"].default: m
-    for m in (
-        MatchStarted,
-        GameStarted,
-        TurnStarted,
-        ChanceMoved,
-        Request,
-        Pass,
-        Trigger,
-        Stage,
-        Discard,
-        Resolve,
-        Roll,
-        TakenBack,
-        GameEnded,
-    )
-}
+LINE_TYPES: dict[str, type[_Line]] = {m.model_fields["type"].default: m for m in _CORE_LINES}
+_CORE_LINE_SET: frozenset[type[BaseModel]] = frozenset(_CORE_LINES)
+
+SCHEMA_URL = "https://json-schema.org/draft/2020-12/schema"
 
 
-def json_schema() -> dict[str, Any]:
-    """The JSON Schema of one log line (the union of every line type)."""
-    schema = LINE_ADAPTER.json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "coreflow match log line, log_format 1"
+def _camel(game: str) -> str:
+    return "".join(part.capitalize() for part in re.split(r"[_\W]+", game) if part)
+
+
+@dataclass(frozen=True, eq=False)
+class GameLines:
+    """The line models a log is read with: the core's, the header and set-up lines of
+    its game (:attr:`match_started`, :attr:`game_started`: the core's classes or the
+    game's subclasses adding its own fields) and the cost kinds the game names.
+
+    Reading a line through them refuses a field the game does not declare
+    (``extra_forbidden``, named by the reader as ``log.malformed``) and a cost kind it does
+    not name. :data:`CORE_LINES` reads a line whose game is not known: core fields only,
+    any cost kind."""
+
+    game: str | None = None
+    match_started: type[MatchStarted] = MatchStarted
+    game_started: type[GameStarted] = GameStarted
+    cost_kinds: Mapping[str, str] | None = None
+    """kind -> what paying it is, in the game's order; None where no game is known (any
+    kind is read)."""
+    types: dict[str, type[_Line]] = field(init=False, repr=False)
+    """Line type -> the model its lines are read with."""
+    adapter: TypeAdapter[LogLine] = field(init=False, repr=False)
+    context: dict[str, Any] = field(init=False, repr=False)
+    """The validation context of a line of this game (the cost kinds it names)."""
+
+    def __post_init__(self) -> None:
+        if not issubclass(self.match_started, MatchStarted):
+            raise TypeError(f"{self.game}: match_started must be a subclass of MatchStarted")
+        if not issubclass(self.game_started, GameStarted):
+            raise TypeError(f"{self.game}: game_started must be a subclass of GameStarted")
+        members = (self.match_started, self.game_started, *_CORE_LINES[2:])
+        set_ = object.__setattr__
+        set_(self, "types", {m.model_fields["type"].default: m for m in members})
+        union: Any = Annotated[Union[members], Field(discriminator="type")]  # type: ignore[valid-type]  # noqa: UP007
+        set_(self, "adapter", TypeAdapter(union))
+        set_(self, "context", {"game": self.game, "cost_kinds": None if self.cost_kinds is None
+                               else tuple(self.cost_kinds)})
+
+    def validate_json(self, raw: str | bytes) -> LogLine:
+        """One JSON line as its model (:class:`pydantic.ValidationError` if it is none)."""
+        line: LogLine = self.adapter.validator.validate_json(raw, context=self.context)
+        return line
+
+    def validate_python(self, data: Any) -> LogLine:
+        """One line's data as its model (:class:`pydantic.ValidationError` if it is none)."""
+        line: LogLine = self.adapter.validator.validate_python(data, context=self.context)
+        return line
+
+    def validate_stored(self, data: Any) -> LogLine:
+        """A line a store holds, read again with these models: any cost kind (the line was
+        checked when it was taken), and a field the game does not declare kept as it was
+        written (:func:`as_taken`: a store written before a game's fields left the core
+        may hold one). Other errors raise as :meth:`validate_python` does."""
+        context = {**self.context, "cost_kinds": None}
+        kind = data.get("type") if isinstance(data, dict) else None
+        model = self.types.get(kind) if isinstance(kind, str) else None
+        if model is None:
+            line: LogLine = self.adapter.validator.validate_python(data, context=context)
+            return line
+        try:
+            return model.model_validate(data, context=context)  # type: ignore[return-value]
+        except ValidationError as exc:
+            errors = exc.errors()
+            if not errors or any(e["type"] != "extra_forbidden" or len(e["loc"]) != 1
+                                 for e in errors):
+                raise
+        return as_taken(model).model_validate(data, context=context)  # type: ignore[return-value]
+
+    def schema_models(self) -> tuple[type[BaseModel], ...]:
+        """The models of :meth:`json_schema`: the lines as read, the header's ``game``
+        fixed to this game and the cost kinds written out (classes for the schema only;
+        no line is ever one of them)."""
+        if self.game is None:
+            return (self.match_started, self.game_started, *_CORE_LINES[2:])
+        name = _camel(self.game)
+        for own, core in ((self.match_started, MatchStarted), (self.game_started, GameStarted)):
+            if own is not core and own.__name__.endswith(core.__name__):
+                name = own.__name__.removesuffix(core.__name__) or name
+                break
+        game: Any = Literal[self.game]  # type: ignore[valid-type]
+        header = create_model(f"{name}MatchStarted", __base__=self.match_started,
+                              __doc__=self.match_started.__doc__, game=(game, ...))
+        kinds = tuple(self.cost_kinds or ())
+        meaning = "; ".join(f"{k}: {v}" for k, v in (self.cost_kinds or {}).items())
+        kind_type: Any = Literal[kinds] if kinds else Annotated[str, Field(max_length=0)]
+        cost = create_model(f"{name}Cost", __base__=Cost, __doc__=Cost.__doc__,
+                            kind=(kind_type, Field(description=meaning or "none: the "
+                                                   "game's requests record no costs")))
+        costs: Any = list[cost]  # type: ignore[valid-type]
+        request = create_model(f"{name}Request", __base__=Request, __doc__=Request.__doc__,
+                               costs=(costs, Field(default_factory=list,
+                                                   max_length=None if kinds else 0)))
+        return (header, self.game_started, *_CORE_LINES[2:4], request, *_CORE_LINES[5:])
+
+    def json_schema(self) -> dict[str, Any]:
+        """The JSON Schema of one line of this game (of any game: :func:`json_schema`)."""
+        members = self.schema_models()
+        union: Any = Annotated[Union[members], Field(discriminator="type")]  # type: ignore[valid-type]  # noqa: UP007
+        schema = TypeAdapter(union).json_schema()
+        schema["$schema"] = SCHEMA_URL
+        schema["title"] = (f"coreflow match log line of {self.game}, log_format 1"
+                           if self.game else "coreflow match log line, log_format 1")
+        return schema
+
+
+_AS_TAKEN: dict[type[_Line], type[_Line]] = {}
+
+
+def as_taken(model: type[_Line]) -> type[_Line]:
+    """``model`` keeping the top-level fields it does not declare (``model_extra``): how a
+    store reads a line an older coreflow took with a field the core then declared for
+    every game (``packs`` in a game that has none). Such a line reads, exports and
+    verifies as written; :meth:`~adjudicator.plugins.GamePlugin.check_header` refuses such
+    a header as it did."""
+    found = _AS_TAKEN.get(model)
+    if found is None:
+        found = _AS_TAKEN[model] = type(model.__name__, (model,), {
+            "__doc__": model.__doc__, "__module__": model.__module__,
+            "model_config": ConfigDict(extra="allow")})
+    return found
+
+
+CORE_LINES = GameLines()
+"""The lines of a log whose game is not known: core fields only, any cost kind."""
+LINE_ADAPTER: TypeAdapter[LogLine] = CORE_LINES.adapter
+"""The core lines' adapter (:data:`CORE_LINES`): a game's own fields are refused."""
+
+
+def lines_of(game: str) -> GameLines:
+    """The line models of a registered game (its plugin's, :mod:`adjudicator.plugins`);
+    :class:`~adjudicator.game.UnsupportedRules` for a game not registered."""
+    from coreflow_judge.adjudicator.plugins import game_plugin  # the registry decides
+
+    return game_plugin(game).lines
+
+
+def json_schema(games: list[GameLines] | None = None) -> dict[str, Any]:
+    """The JSON Schema of one log line: of the one game given, else a line of any of
+    ``games`` (a line valid in one of them); without ``games``, the core lines (a game's
+    own fields refused)."""
+    if not games:
+        return CORE_LINES.json_schema()
+    if len(games) == 1:
+        return games[0].json_schema()
+    members = tuple(Annotated[Union[g.schema_models()], Field(discriminator="type")]  # type: ignore[valid-type]  # noqa: UP007
+                    for g in games)
+    union: Any = Union[members]  # type: ignore[valid-type]  # noqa: UP007
+    schema = TypeAdapter(union).json_schema()
+    schema["$schema"] = SCHEMA_URL
+    schema["title"] = ("coreflow match log line, log_format 1 (a line of one of the games: "
+                       + ", ".join(str(g.game) for g in games) + ")")
     return schema

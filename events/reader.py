@@ -11,12 +11,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from coreflow_judge.events.models import (
-    LINE_ADAPTER,
+    CORE_LINES,
     MAX_LINE_BYTES,
     MAX_LOG_BYTES,
     MAX_LOG_LINES,
     FreeFormError,
+    GameLines,
     LogLine,
+    MatchStarted,
 )
 from coreflow_judge.events.printable import (
     LABEL_PATTERN,
@@ -28,7 +30,6 @@ from coreflow_judge.events.printable import (
 from pydantic import ValidationError
 
 ZERO_HASH = "0" * 64
-_validate_json = LINE_ADAPTER.validator.validate_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,12 +133,55 @@ def _plain_message(err: Mapping[str, Any]) -> str:
     return msg
 
 
-def parse_line(text: str | bytes, line_no: int) -> LogLine | LineError:
-    """Validate one JSON line; never raises for bad content."""
+def parse_line(text: str | bytes, line_no: int,
+               lines: GameLines | None = None) -> LogLine | LineError:
+    """Validate one JSON line with the models of its game (``lines``; a header names its
+    own, :func:`header_lines`); never raises for bad content."""
+    lines = lines or header_lines(text) or CORE_LINES
     try:
-        return _validate_json(text)  # type: ignore[no-any-return]
+        return lines.validate_json(text)
     except ValidationError as exc:
-        return _line_error(exc, text, line_no)
+        return _line_error(exc, text, line_no, lines)
+
+
+def header_lines(raw: str | bytes) -> GameLines | None:
+    """The line models of the game a ``match_started`` line names, if it names a game
+    that is registered and loads (None otherwise: the core's models then read the line,
+    and name what is wrong with it)."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, TypeError):
+        return None
+    return lines_of_data(data)
+
+
+def lines_of_data(data: Any) -> GameLines | None:
+    """:func:`header_lines` of a line already parsed from JSON."""
+    if not isinstance(data, dict) or data.get("type") != "match_started":
+        return None
+    game = data.get("game")
+    if not isinstance(game, str):
+        return None
+    from coreflow_judge.adjudicator.game import UnsupportedRules
+    from coreflow_judge.adjudicator.plugins import game_plugin, is_registered
+
+    if not is_registered(game):
+        return None
+    try:
+        return game_plugin(game).lines
+    except UnsupportedRules:
+        return None
+
+
+def lines_of_header(header: MatchStarted) -> GameLines:
+    """The line models of a header's game (the core's if it is not registered)."""
+    from coreflow_judge.adjudicator.game import UnsupportedRules
+    from coreflow_judge.adjudicator.plugins import game_plugin
+
+    try:
+        return game_plugin(header.game).lines
+    except UnsupportedRules:
+        return CORE_LINES
 
 
 def _json_problem(parser_message: str) -> str:
@@ -153,8 +197,10 @@ def _json_problem(parser_message: str) -> str:
     return re.sub(r" at line 1 column (\d+)$", r" at column \1", msg)
 
 
-def _line_error(exc: ValidationError, text: str | bytes, line_no: int) -> LineError:
-    """Name the line and the field a validation error is about, in plain words."""
+def _line_error(exc: ValidationError, text: str | bytes, line_no: int,
+                lines: GameLines = CORE_LINES) -> LineError:
+    """Name the line and the field a validation error is about, in plain words (a field
+    the line's game does not declare: named as the game's)."""
     errors = exc.errors(include_url=False)
     first = errors[0]
     if first["type"] == "json_invalid":
@@ -183,7 +229,12 @@ def _line_error(exc: ValidationError, text: str | bytes, line_no: int) -> LineEr
         field = f"{field}.{inner.path}" if inner.path else field
         msg = str(inner)
     if first["type"] == "extra_forbidden":
-        msg = "unknown field (vendor extensions belong under 'x')"
+        kind = first["loc"][0] if first["loc"] else None
+        if lines.game is not None and kind in _TYPE_TAGS:
+            msg = (f"unknown field: not a field of a {lines.game} {kind} line (vendor "
+                   "extensions belong under 'x')")
+        else:
+            msg = "unknown field (vendor extensions belong under 'x')"
     # A union field fails once per member: say it once, with every member's wording.
     same = [e for e in errors[1:] if _field_of(e) == field]
     for other in same:
@@ -196,32 +247,44 @@ def _line_error(exc: ValidationError, text: str | bytes, line_no: int) -> LineEr
     return LineError(line_no, field, msg)
 
 
-def iter_lines(source: Iterable[bytes | str]) -> Iterator[tuple[int, LogLine | LineError]]:
+def iter_lines(source: Iterable[bytes | str], lines: GameLines | None = None
+               ) -> Iterator[tuple[int, LogLine | LineError]]:
     """Yield ``(line number, event or error)`` for each non-blank physical line.
+
+    Every line is read with the models of the game its header names (:class:`GameLines`,
+    from the game's plugin): a field the game does not declare, or a cost kind it does not
+    name, is an error of that line. ``lines``: the game's models when the header was read
+    before (a log continued); otherwise the first ``match_started`` line names them, and
+    until one does, the core's read (a game's own fields refused).
 
     Bytes go to the validator as they are (it checks the UTF-8 itself): the judge's
     reading costs little more than parsing the JSON.
     """
-    validate = _validate_json
-    lines = size = 0
+    current = lines
+    reading = lines or CORE_LINES
+    count = size = 0
     for no, raw in enumerate(source, start=1):
         size += len(raw)
         if size > MAX_LOG_BYTES:
             raise LogTooLong(no, f"{MAX_LOG_BYTES:,} bytes")
         if not raw or raw.isspace():
             continue
-        lines += 1
-        if lines > MAX_LOG_LINES:
+        count += 1
+        if count > MAX_LOG_LINES:
             raise LogTooLong(no, f"{MAX_LOG_LINES:,} lines")
         if len(raw) > MAX_LINE_BYTES and len(raw.encode("utf-8") if isinstance(raw, str)
                                              else raw) > MAX_LINE_BYTES:
             yield no, LineError(no, "(line)", f"longer than {MAX_LINE_BYTES} bytes "
                                 "(the limit of a log line)")
             continue
+        if current is None:
+            found = header_lines(raw)
+            if found is not None:
+                current = reading = found
         try:
-            yield no, validate(raw)
+            yield no, reading.validate_json(raw)
         except ValidationError as exc:
-            yield no, _line_error(exc, raw, no)
+            yield no, _line_error(exc, raw, no, reading)
 
 
 def bounded_lines(fh: IO[bytes]) -> Iterator[bytes]:

@@ -25,7 +25,7 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar, cast
 from urllib.parse import SplitResult, parse_qs, parse_qsl, unquote, urlencode, urlsplit, urlunsplit
@@ -49,10 +49,12 @@ from coreflow_judge.events.evidence import (
     signing_key,
 )
 from coreflow_judge.events.models import (
+    CORE_LINES,
     LINE_TYPES,
     ChanceMoved,
     Discard,
     GameEnded,
+    GameLines,
     GameStarted,
     LogLine,
     MatchStarted,
@@ -72,6 +74,7 @@ from coreflow_judge.events.reader import (
     canonical_dict,
     chain_hash,
     iter_lines,
+    lines_of_data,
 )
 from coreflow_judge.events.storefile import (
     NotOurStore,
@@ -91,7 +94,16 @@ from eventsourcing.persistence import (
     Transcoder,
 )
 from eventsourcing.utils import get_topic, register_topic, resolve_topic
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+)
 
 #: Namespace of match-record ids: ``uuid5(NAMESPACE_URL, "urn:coreflow:match-record")``.
 MATCH_NAMESPACE = UUID("1e7c5292-7b69-596e-abc8-49afe25dd6a8")
@@ -201,7 +213,8 @@ class RecordedLine(BaseModel):
     originator_id: UUID
     originator_version: int = Field(ge=1)
     timestamp: datetime
-    line: LogLine
+    line: SerializeAsAny[LogLine]
+    """The line, read with the models of its match's game (:meth:`_read_with_its_game`)."""
     table_seq: int | None = Field(default=None, ge=1)
     """The line's number in the log the table wrote; None for a line the rules derived.
     A row of this store format always says (``play`` numbers the table's lines as the
@@ -219,84 +232,100 @@ class RecordedLine(BaseModel):
     """With ``signature``, where the log chain's head differs from the record chain's:
     the key's signature of the log chain's head (what an exported log carries)."""
 
+    @field_validator("line", mode="wrap")
+    @classmethod
+    def _read_with_its_game(cls, value: Any, handler: ValidatorFunctionWrapHandler,
+                            info: ValidationInfo) -> Any:
+        """A stored line is read again with the models its log was read with: those of
+        its match's game (the validation context's ``lines``, given by the mapper), so a
+        game's own fields read back as they were taken, and nothing else does."""
+        lines: GameLines | None = (info.context or {}).get("lines")
+        if lines is None or not isinstance(value, dict):
+            return handler(value)
+        kind = value.get("type")
+        model = lines.types.get(kind) if isinstance(kind, str) else None
+        if model is None or not issubclass(model, _line_model(cls)):
+            return handler(value)  # not the row's line type: the core's models name it
+        return lines.validate_stored(value)
+
 
 # One class per line type, so a stored event's topic names its line type.
 class RecordedMatchStarted(RecordedLine):
     """The ``match_started`` line: creates the match record at version 1."""
 
-    line: MatchStarted
+    line: SerializeAsAny[MatchStarted]
 
 
 class RecordedGameStarted(RecordedLine):
     """A recorded ``game_started`` line."""
 
-    line: GameStarted
+    line: SerializeAsAny[GameStarted]
 
 
 class RecordedTurnStarted(RecordedLine):
     """A recorded ``turn_started`` line."""
 
-    line: TurnStarted
+    line: SerializeAsAny[TurnStarted]
 
 
 class RecordedChanceMoved(RecordedLine):
     """A recorded ``chance_moved`` line."""
 
-    line: ChanceMoved
+    line: SerializeAsAny[ChanceMoved]
 
 
 class RecordedRequest(RecordedLine):
     """A recorded ``request`` line."""
 
-    line: Request
+    line: SerializeAsAny[Request]
 
 
 class RecordedPass(RecordedLine):
     """A recorded ``pass`` line."""
 
-    line: Pass
+    line: SerializeAsAny[Pass]
 
 
 class RecordedTrigger(RecordedLine):
     """A recorded ``trigger`` line."""
 
-    line: Trigger
+    line: SerializeAsAny[Trigger]
 
 
 class RecordedStage(RecordedLine):
     """A recorded ``stage`` line."""
 
-    line: Stage
+    line: SerializeAsAny[Stage]
 
 
 class RecordedDiscard(RecordedLine):
     """A recorded ``discard`` line."""
 
-    line: Discard
+    line: SerializeAsAny[Discard]
 
 
 class RecordedResolve(RecordedLine):
     """A recorded ``resolve`` line."""
 
-    line: Resolve
+    line: SerializeAsAny[Resolve]
 
 
 class RecordedRoll(RecordedLine):
     """A recorded ``roll`` line."""
 
-    line: Roll
+    line: SerializeAsAny[Roll]
 
 
 class RecordedTakenBack(RecordedLine):
     """A recorded ``taken_back`` line (a correction: nothing stored is rewritten)."""
 
-    line: TakenBack
+    line: SerializeAsAny[TakenBack]
 
 
 class RecordedGameEnded(RecordedLine):
     """A recorded ``game_ended`` line."""
 
-    line: GameEnded
+    line: SerializeAsAny[GameEnded]
 
 
 #: Line type -> the domain-event class that records it.
@@ -316,9 +345,24 @@ RECORDED_LINE_TYPES: dict[str, type[RecordedLine]] = {
     "game_ended": RecordedGameEnded,
 }
 assert RECORDED_LINE_TYPES.keys() == LINE_TYPES.keys(), "a line type has no recorded event"
-_RECORDED_BY_MODEL: dict[type[BaseModel], type[RecordedLine]] = {
-    LINE_TYPES[kind]: cls for kind, cls in RECORDED_LINE_TYPES.items()
+_LINE_MODEL: dict[type[RecordedLine], type[BaseModel]] = {
+    cls: LINE_TYPES[kind] for kind, cls in RECORDED_LINE_TYPES.items()
 }
+
+
+def _line_model(cls: type[RecordedLine]) -> type[BaseModel]:
+    """The core model of the line a recorded-line class holds (a game's own header and
+    set-up lines are subclasses of it)."""
+    return _LINE_MODEL.get(cls, BaseModel)
+
+
+def _recorded_class(line: object) -> type[RecordedLine] | None:
+    """The recorded-line class of a line model (a game's subclass included), or None."""
+    kind = getattr(line, "type", None)
+    cls = RECORDED_LINE_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None or not isinstance(line, LINE_TYPES[kind]):  # type: ignore[index]
+        return None
+    return cls
 
 MATCH_STARTED_TOPIC = get_topic(RecordedMatchStarted)
 
@@ -420,7 +464,7 @@ class MatchRecord:
             raise AppendRejected(f"match {self.match_id!r}: {len(numbers)} table numbers "
                                  f"for {len(lines)} lines")
         for line, table_seq in zip(lines, numbers, strict=True):
-            event_class = _RECORDED_BY_MODEL.get(type(line))
+            event_class = _recorded_class(line)
             if event_class is None:
                 raise AppendRejected(
                     f"match {self.match_id!r}: not a log line: {_describe(line)}"
@@ -582,6 +626,31 @@ class PydanticMapper(Mapper[UUID]):
             state=data,
         )
 
+    find_lines: Callable[[UUID | str], GameLines | None] | None = None
+    """Reads the line models of a record whose header this mapper has not read (the
+    recorder's :meth:`MatchRecorder.lines_of_record`)."""
+    _games: dict[UUID | str, GameLines] | None = None
+
+    def lines_for(self, record_id: UUID | str, line: Any) -> GameLines:
+        """The line models a stored line of ``record_id`` is read with: those of the game
+        its header names (read from ``line`` when it is the header, else remembered from
+        the header or read by :attr:`find_lines`); the core's if none is known."""
+        games = self._games
+        if games is None:
+            games = self._games = {}
+        if isinstance(line, dict) and line.get("type") == "match_started":
+            found = lines_of_data(line) or CORE_LINES
+        else:
+            known = games.get(record_id)
+            if known is not None:
+                return known
+            found = (self.find_lines(record_id) if self.find_lines is not None else None
+                     ) or CORE_LINES
+        if len(games) >= _REMEMBERED_GAMES:
+            games.clear()
+        games[record_id] = found
+        return found
+
     def to_domain_event(self, stored_event: StoredEvent) -> DomainEventProtocol[UUID]:
         data = stored_event.state
         if self.cipher:
@@ -589,24 +658,32 @@ class PydanticMapper(Mapper[UUID]):
         if self.compressor:
             data = self.compressor.decompress(data)
         version = stored_event.originator_version
+        lines = CORE_LINES
         try:
             state = self.transcoder.decode(data)
             state["originator_id"] = stored_event.originator_id
             state["originator_version"] = version
             cls: type[RecordedLine] = resolve_topic(stored_event.topic)
-            event = cls.model_validate(state)
+            lines = self.lines_for(stored_event.originator_id, state.get("line"))
+            event = cls.model_validate(state, context={"lines": lines})
         except (ValueError, TypeError, KeyError) as exc:  # pydantic's ValidationError too
             raise CorruptRecord(stored_event.originator_id, version,
-                                _unreadable(stored_event, exc)) from None
+                                _unreadable(stored_event, exc, lines)) from None
         if event.line.seq != version:
             raise CorruptRecord(stored_event.originator_id, version,
                                 f"carries seq {event.line.seq}")
         return event
 
 
-def _unreadable(stored_event: StoredEvent, exc: Exception) -> str:
+_REMEMBERED_GAMES = 4096
+"""How many records' games a mapper keeps (then it forgets them all and reads again)."""
+
+
+def _unreadable(stored_event: StoredEvent, exc: Exception,
+                lines: GameLines = CORE_LINES) -> str:
     """Why a stored row does not read as the recorded line its topic names, in the words
-    of what it holds (a row of another seq or type: rows swapped)."""
+    of what it holds (a row of another seq or type: rows swapped; a field its game does
+    not declare)."""
     wanted = stored_event.topic.rsplit(":", 1)[-1].removeprefix("Recorded")
     try:
         line = json.loads(stored_event.state)["line"]
@@ -618,6 +695,12 @@ def _unreadable(stored_event: StoredEvent, exc: Exception) -> str:
     if seq != stored_event.originator_version or _type_name(kind) != wanted:
         return (f"holds a {kind} line of seq {seq} where its columns say a {wanted} line "
                 f"of seq {stored_event.originator_version} (rows swapped or edited)")
+    unknown = [e["loc"][-1] for e in exc.errors() if e["type"] == "extra_forbidden"
+               and len(e["loc"]) == 2 and e["loc"][0] == "line"
+               ] if isinstance(exc, ValidationError) else []
+    if unknown and lines.game is not None:
+        return (f"holds {unknown[0]!r}, not a field of a {lines.game} {kind} line (written "
+                "by an older coreflow that took it, or edited)")
     return f"does not read as a {kind} line ({type(exc).__name__}: edited)"
 
 
@@ -651,6 +734,35 @@ class MatchRecorder(Application[UUID]):
     _marked: bool | None = None
     """Whether the store holds rows of this format (looked up once, when it has no
     format record)."""
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        """The application's mapper; ours reads a record's header when it meets a later
+        row of a record it has not read the header of (:meth:`lines_of_record`)."""
+        mapper = super().construct_mapper()
+        if isinstance(mapper, PydanticMapper):
+            mapper.find_lines = self.lines_of_record
+        return mapper
+
+    def lines_of_record(self, record_id: UUID | str) -> GameLines | None:
+        """The line models of a record's game, read from its header row (None: no header
+        row, or one that does not name a registered game)."""
+        try:
+            rows = self.recorder.select_events(record_id, lte=1)
+        except PersistenceError:
+            return None
+        if not rows:
+            return None
+        data = rows[0].state
+        mapper = self.mapper
+        try:
+            if mapper.cipher:
+                data = mapper.cipher.decrypt(data)
+            if mapper.compressor:
+                data = mapper.compressor.decompress(data)
+            line = mapper.transcoder.decode(data).get("line")
+        except (ValueError, TypeError, AttributeError):
+            return None
+        return lines_of_data(line)
 
     def record(self, lines: Sequence[LogLine],
                table_seqs: Sequence[int | None] | None = None) -> UUID:

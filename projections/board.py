@@ -22,16 +22,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
-from coreflow_judge.adjudicator.judge import (
-    JudgeInputError,
-    feed_at,
-    plan_repairs,
-    refuse_too_long,
-    start_flow,
-    taken_back,
-)
 from coreflow_judge.adjudicator.plugins import game_plugin
+from coreflow_judge.adjudicator.replay import Replay, Visitor
 from coreflow_judge.events.models import LogLine
 from coreflow_judge.events.reader import LineError, read_log
 
@@ -121,20 +115,16 @@ class BoardProjector:
         pairs: list[tuple[int, Item]] = []
         for no, entry in enumerate(items, start=1):
             pairs.append(entry if isinstance(entry, tuple) else (no, entry))
-        if not pairs:
-            raise JudgeInputError(1, "(line)", "the log is empty")
-        refuse_too_long(pairs)
-        self.items = pairs
+        self.replay = Replay(pairs)
+        """The log as the judge reads it: corrections skipped, the table taken as played
+        where the judge takes it so (the board shows the same table)."""
+        self.items = self.replay.pairs
         self.every = max(every, -(-len(pairs) // MAX_CHECKPOINTS))
         self.seqs = _seq_of(pairs)
-        self.skipped = taken_back([item for _no, item in pairs])
-        """Positions of lines a correction took back (fed as skipped, as the judge does)."""
-        self.repairs = plan_repairs(pairs, self.skipped)[0]
-        """Where the judge takes the table as played (the board shows the same table)."""
-        no, first = pairs[0]
-        self._live = start_flow(first, no)
+        self._live = self.replay.start()
         self._pos = 1  # how many items the live flow has taken
         self.checkpoints: dict[int, CoreFlow] = {1: self._copy(self._live)}
+        self._keeper = _Checkpoints(self)
         self.replayed = 0
         """Lines fed since the projector was made (for tests and benchmarks)."""
 
@@ -187,19 +177,14 @@ class BoardProjector:
             return self._live
         start = max(p for p in self.checkpoints if p <= k)
         flow = self._copy(self.checkpoints[start])
-        for i in range(start, k):
-            feed_at(flow, self.items, i, self.skipped, self.repairs)
-            self.replayed += 1
+        self.replay.walk(Visitor(), flow, start, k)
+        self.replayed += k - start
         return flow
 
     # ------------------------------------------------------------------ internals
     def _advance(self, k: int) -> None:
-        while self._pos < k:
-            feed_at(self._live, self.items, self._pos, self.skipped, self.repairs)
-            self._pos += 1
-            self.replayed += 1
-            if self._pos % self.every == 0:
-                self.checkpoints[self._pos] = self._copy(self._live)
+        """The live flow to ``k`` lines, keeping a checkpoint every :attr:`every` lines."""
+        self.replay.walk(self._keeper, self._live, self._pos, k)
 
     @staticmethod
     def _copy(flow: CoreFlow) -> CoreFlow:
@@ -233,6 +218,24 @@ class BoardProjector:
         clone.complete = [memo.get(id(item), item) for item in complete]
         clone.ledger.indexes_from(ledger, memo)  # the same entries, and the copied requests
         return clone
+
+
+class _Checkpoints(Visitor):
+    """The projector's live walk: counts the lines the live flow took and keeps a copy
+    of it every :attr:`BoardProjector.every` lines."""
+
+    def __init__(self, projector: BoardProjector) -> None:
+        self.projector = projector
+
+    def after(self, flow: CoreFlow, i: int, item: Item, raised: list[Finding]) -> None:
+        p = self.projector
+        p._pos = i + 1
+        p.replayed += 1
+        if p._pos % p.every == 0:
+            p.checkpoints[p._pos] = p._copy(flow)
+
+    def taken_back(self, flow: CoreFlow, i: int, item: LogLine) -> None:
+        self.after(flow, i, item, [])
 
 
 def board_at(items: Iterable[tuple[int, Item]] | Iterable[LogLine],

@@ -344,7 +344,8 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
         """The match in ``coreflow view``'s page (the judge's view), with the refused
         entry a call is about put in its place, so the viewer opens at it."""
         from coreflow_judge.cli.viewer_page import page
-        from coreflow_judge.events.models import LINE_ADAPTER
+        from coreflow_judge.events.models import MatchStarted
+        from coreflow_judge.events.reader import lines_of_header
 
         grant = await run_in_threadpool(grant_of, request, path_token=True)
         match_id = request.path_params["match_id"]
@@ -360,7 +361,10 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
                     isinstance(items[0].data.get("line"), dict):
                 at = int(items[0].data.get("at") or len(lines))
                 data = {**items[0].data["line"], "seq": at + 1}
-                lines = [*lines[:at], LINE_ADAPTER.validate_python(data)]
+                header = lines[0] if lines else None
+                game = lines_of_header(header) if isinstance(header, MatchStarted) else None
+                if game is not None:  # the refused entry, read as its game reads a line
+                    lines = [*lines[:at], game.validate_python(data)]
         lg = page_lang(request, lang)
         written = await run_in_threadpool(
             page, list(enumerate(lines, start=1)), "judge", {"store": "coreflow serve"}, lg)

@@ -19,7 +19,8 @@ from typing import Any
 from coreflow_judge.adjudicator.live import LiveTable
 from coreflow_judge.cli.render import board_text, result_text
 from coreflow_judge.cli.session import _finding_text, _line_text
-from coreflow_judge.events.models import LINE_ADAPTER, LogLine
+from coreflow_judge.events.models import CORE_LINES, LogLine, MatchStarted
+from coreflow_judge.events.reader import lines_of_header
 from coreflow_judge.projections.board import snapshot
 from coreflow_judge.projections.view import SPECTATOR, match_view
 from coreflow_judge.serve.db import FeedItem, TableRow
@@ -83,9 +84,10 @@ def spectator_state(row: TableRow, lines: list[LogLine], lang: str) -> dict[str,
     view = match_view(lines, SPECTATOR)
     board = view.board()
     shown = []
+    game = lines_of_header(lines[0]) if isinstance(lines[0], MatchStarted) else CORE_LINES
     for data in view.log()[-LAST_LINES:]:
         try:
-            text = _line_text(LINE_ADAPTER.validate_python(data), lang)
+            text = _line_text(game.validate_python(data), lang)
         except ValueError:
             text = str(data.get("type"))
         shown.append({"seq": data.get("seq"), "type": data.get("type"), "text": text})

@@ -101,7 +101,7 @@ from coreflow_judge.events.models import (
     TakenBack,
     Trigger,
 )
-from coreflow_judge.events.reader import LineError
+from coreflow_judge.events.reader import LineError, lines_of_header
 
 Log = list[LogLine]
 Choose = Callable[[int], int]
@@ -623,7 +623,9 @@ def notation(original: Original, choose: Choose = first) -> Outcome:
         if action.name_ja and not any(ch.isspace() for ch in action.name_ja):
             names_[action.name_ja] = aid
             ja[aid] = action.name_ja
-    view = TableView(tuple(lines[0].players), names_, ())  # type: ignore[union-attr]
+    header = lines[0]
+    assert isinstance(header, MatchStarted)
+    view = TableView(tuple(header.players), names_, (), lines_of_header(header))
     out: list[tuple[LogLine, int | None]] = [(lines[0], lines[0].seq)]
     short = 0
     for line in lines[1:]:

@@ -65,6 +65,7 @@ def test_resolution_rows_are_what_the_judge_resolved(monkeypatch: pytest.MonkeyP
     """The audit reads each resolution's outcome where the flow keeps it
     (``flow.resolutions``): its rows carry the effects and result the judge's rules module
     returned for every resolve line, in each game, and the engine is not wrapped."""
+    from coreflow_judge.adjudicator import replay
     from coreflow_judge.audit import derive
 
     from tests.logtools import audit_rows
@@ -76,7 +77,8 @@ def test_resolution_rows_are_what_the_judge_resolved(monkeypatch: pytest.MonkeyP
         flows.append(flow)
         return flow
 
-    monkeypatch.setattr(derive, "start_flow", start_flow)  # to see the audit's flow
+    # To see the audit's flow: the one its walk of the replay starts (Replay.start).
+    monkeypatch.setattr(replay, "start_flow", start_flow)
     logs = [simulate_game("9.0", 8, match_id="bp-8"),
             _simulated("duel_masters", "1.47", 7, "dm-7"),
             _simulated("i_language", "1", 7, "il-7")]

@@ -261,7 +261,8 @@ def test_the_messages_say_what_was_found(tmp_path: Path) -> None:
     cases = {
         "seq as a string": 'must be a whole number (got "4")',
         "a negative seq": "must be 1 or more (got -3)",
-        "an unknown field": "unknown field (vendor extensions belong under 'x')",
+        "an unknown field": "unknown field: not a field of a blackpoker request line (vendor "
+                            "extensions belong under 'x')",
         "an unknown cost kind": "must be 'B', 'L', 'D', 'S' or 'C' (got \"Q\")",
         "an unknown line type": 'unknown line type "shout"',
         "a missing field": "missing (the field is required)",
@@ -401,6 +402,64 @@ def test_an_unknown_player_in_the_other_games(tmp_path: Path, other_games: dict[
     i = next(i for i, x in enumerate(lines) if x["type"] == "request")
     log = write_lines(tmp_path / "p.jsonl", edited(i, player="carol")(lines))
     assert ("log.unknown-ref", i + 1, "No player 'carol'.") in codes(judged(log))
+
+
+@pytest.mark.parametrize(("game", "line", "field", "value"), [
+    ("duel_masters", 1, "packs", {"alice": ["?"] * 14}),
+    ("duel_masters", 1, "trumps", {"carol": ["?"]}),
+    ("duel_masters", 0, "frame", "pack"),
+    ("i_language", 0, "hyperspatial", {"alice": []}),
+    ("i_language", 1, "presets", {"alice": {}}),
+])
+def test_a_field_another_game_declares_is_refused_naming_it(
+        tmp_path: Path, other_games: dict[str, Path], game: str, line: int, field: str,
+        value: Any) -> None:
+    """A game owns its fields: a field only another game declares (BlackPoker's set-up
+    ``packs`` and ``trumps`` and header ``frame``, Duel Masters' ``hyperspatial``) is
+    no field of this game's line. The judge names the line and the field
+    (``log.malformed``); record, normalize and verify refuse the log the same way."""
+    lines = game_lines(other_games[game])
+    log = write_lines(tmp_path / "f.jsonl", edited(line, **{field: value})(lines))
+    kind = lines[line]["type"]
+    says = (f"field '{field}': unknown field: not a field of a {game} {kind} line (vendor "
+            "extensions belong under 'x')")
+    if line == 0:  # a header the judge cannot read: nothing is judged
+        r = invoke("judge", log)
+        assert r.exit_code == 2 and one_line(r.stderr) == f"coreflow: {log}: line 1: {says}"
+    else:
+        found = [f for f in judged(log)["findings"] if f["seq"] == line + 1]
+        assert found[0]["code"] == "log.malformed"
+        assert found[0]["message"] == f"Line {line + 1}: {says}"
+    for command in ("record", "normalize", "verify"):
+        r = run_command(command, log, tmp_path)
+        assert r.exit_code == 2 and one_line(r.stderr).startswith(
+            f"coreflow: {log}: line {line + 1}: field '{field}': unknown field: "), command
+    assert_nothing_written(tmp_path)
+
+
+def test_a_cost_kind_the_game_does_not_name_is_refused(
+        tmp_path: Path, other_games: dict[str, Path]) -> None:
+    """The cost kinds are a game's: BlackPoker's letters are no Duel Masters cost (it pays
+    mana by tapping cards named in ``choices.mana``, so it names none)."""
+    lines = game_lines(other_games["duel_masters"])
+    i = next(i for i, x in enumerate(lines) if x["type"] == "request")
+    costs = [{"kind": "B", "ref": f"{lines[i]['player']}:?"}]
+    log = write_lines(tmp_path / "c.jsonl", edited(i, costs=costs)(lines))
+    found = [f for f in judged(log)["findings"] if f["seq"] == i + 1]
+    assert found[0]["code"] == "log.malformed"
+    assert found[0]["message"] == (f"Line {i + 1}: field 'costs.0.kind': duel_masters names "
+                                   "no cost kinds: its requests record no costs (got \"B\")")
+
+
+def test_a_set_up_field_for_a_player_not_in_the_match_is_named(tmp_path: Path) -> None:
+    """A game's set-up field keyed by player (BlackPoker's ``trumps``) for a player who
+    is not in the match: log.unknown-ref at the set-up line, naming field and player; the
+    rest of the line is judged."""
+    lines = disputed()
+    lines[0]["format"] = "extra"
+    lines[0]["rules"] = "blackpoker/6.1"
+    log = write_lines(tmp_path / "t.jsonl", edited(1, trumps={"carol": ["?"]})(lines))
+    assert ("log.unknown-ref", 2, "trumps: no player 'carol'.") in codes(judged(log))
 
 
 @pytest.mark.parametrize("game", ["duel_masters", "i_language"])

@@ -15,7 +15,7 @@ import pytest
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules, load_edition
 from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 from coreflow_judge.adjudicator.judge import judge_lines
-from coreflow_judge.events.models import LINE_ADAPTER, LogLine, Request
+from coreflow_judge.events.models import LINE_ADAPTER, LogLine, Request, lines_of
 from coreflow_judge.events.reader import LineError, iter_lines, read_log
 
 from tests.pools import pooled
@@ -71,7 +71,7 @@ def test_the_audit_holds_trump_operations_and_the_trump_zone() -> None:
     from tests.logtools import audit_rows
 
     text = (EXTRA / "reanimator-regenerates-trump-6.1.jsonl").read_text(encoding="utf-8")
-    rows = audit_rows([LINE_ADAPTER.validate_json(t) for t in text.splitlines()])
+    rows = audit_rows([lines_of("blackpoker").validate_json(t) for t in text.splitlines()])
     actions = {r["action"] for r in rows["requests"]}
     assert {"open", "summon_reanimator", "reanimate", "trump_regenerate"} <= actions
     regenerate = [r for r in rows["resolutions"] if r["action"] == "trump_regenerate"]

@@ -236,12 +236,12 @@ def test_a_frame_the_edition_has_not_is_refused_naming_the_field(rules: str, fra
                                                                   says: str) -> None:
     """The header names the regulation's frame (9.0): an unknown one, or one with 6.1,
     is refused before anything is judged, naming the field."""
+    from coreflow_judge.adjudicator.games.blackpoker.lines import BlackPokerMatchStarted
     from coreflow_judge.adjudicator.judge import JudgeInputError, start_flow
-    from coreflow_judge.events.models import MatchStarted
 
-    header = MatchStarted(seq=1, match_id="f", game="blackpoker", rules=rules,
-                          format="lite", frame=frame, players=["alice", "bob"],
-                          log_format=1)
+    header = BlackPokerMatchStarted(seq=1, match_id="f", game="blackpoker", rules=rules,
+                                    format="lite", frame=frame, players=["alice", "bob"],
+                                    log_format=1)
     with pytest.raises(JudgeInputError) as caught:
         start_flow(header)
     assert caught.value.field == "frame" and says in str(caught.value)

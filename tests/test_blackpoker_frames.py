@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from coreflow_judge.adjudicator.games.blackpoker.lines import BlackPokerMatchStarted
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game
 from coreflow_judge.adjudicator.judge import judge_lines
@@ -161,7 +162,6 @@ def test_a_frame_not_judged_yet_is_refused_naming_the_field(
 
     from coreflow_judge.adjudicator.games.blackpoker import rules as rules_module
     from coreflow_judge.adjudicator.judge import JudgeInputError, start_flow
-    from coreflow_judge.events.models import MatchStarted
 
     shipped = rules_module.load_edition
 
@@ -171,21 +171,21 @@ def test_a_frame_not_judged_yet_is_refused_naming_the_field(
         return data
 
     monkeypatch.setattr(rules_module, "load_edition", pack_not_judged)
-    header = MatchStarted(seq=1, match_id="f", game="blackpoker", rules="blackpoker/9.0",
-                          format="lite", frame="pack", players=["alice", "bob"],
-                          log_format=1)
+    header = BlackPokerMatchStarted(seq=1, match_id="f", game="blackpoker",
+                                    rules="blackpoker/9.0", format="lite", frame="pack",
+                                    players=["alice", "bob"], log_format=1)
     with pytest.raises(JudgeInputError) as caught:
         start_flow(header)
     assert caught.value.field == "frame" and "not judged yet" in str(caught.value)
 
 
 def test_the_audit_holds_pack_open_and_the_pack_zone() -> None:
-    from coreflow_judge.events.models import LINE_ADAPTER
+    from coreflow_judge.events.models import lines_of
 
     from tests.logtools import audit_rows
 
     text = (FRAMES / "pack-open-9.0.jsonl").read_text(encoding="utf-8")
-    rows = audit_rows([LINE_ADAPTER.validate_json(t) for t in text.splitlines()])
+    rows = audit_rows([lines_of("blackpoker").validate_json(t) for t in text.splitlines()])
     opened = [r for r in rows["resolutions"] if r["action"] == "pack_open"]
     assert opened and {e["op"] for e in opened[0]["effects"]} == {"move", "flip"}
     # The audit keeps the board as each turn starts: the pack as set aside.

@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 import yaml
 from coreflow_judge.adjudicator.findings import Finding
+from coreflow_judge.adjudicator.games.blackpoker.lines import BlackPokerGameStarted
 from coreflow_judge.adjudicator.games.blackpoker.rules import load_edition
 from coreflow_judge.adjudicator.games.blackpoker.simulate import simulate_game as bp_game
 from coreflow_judge.adjudicator.games.choices import SHAPES, fits
@@ -44,7 +45,6 @@ from coreflow_judge.adjudicator.judge import normalize_lines, start_flow
 from coreflow_judge.events.models import (
     LINE_ADAPTER,
     Effect,
-    GameStarted,
     LogLine,
     MatchStarted,
     Request,
@@ -635,7 +635,7 @@ def test_the_life_each_frame_starts_with() -> None:
                "strategy": "pro", "extra": "master"}.get(frame or "", "lite")
         lines = bp_pool("9.0", 0, fmt, frame=frame)
         head, start = lines[0], lines[1]
-        assert isinstance(head, MatchStarted) and isinstance(start, GameStarted)
+        assert isinstance(head, MatchStarted) and isinstance(start, BlackPokerGameStarted)
         flow = start_flow(head)
         flow.feed(start)
         for p in head.players:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from coreflow_judge.adjudicator.flow import CoreFlow
+from coreflow_judge.adjudicator.games.duel_masters.lines import DuelMastersMatchStarted
 from coreflow_judge.adjudicator.games.duel_masters.rules import DuelMastersRules
 from coreflow_judge.adjudicator.games.duel_masters.simulate import sample_cards, simulate_game
 from coreflow_judge.adjudicator.judge import (
@@ -994,11 +995,12 @@ def test_the_extra_zones_are_read_from_the_header_and_checked() -> None:
     named once, of the match's players; neither kind is ever in a deck. A header that
     breaks this stops the judge with the field named."""
     header, started = simulate_game(1, max_lines=3)[:2]
-    assert isinstance(header, MatchStarted) and header.decks and header.super_gr
+    assert isinstance(header, DuelMastersMatchStarted) and header.decks and header.super_gr
     flow = start_flow(header)
     flow.feed(started)
     b = dm(flow).boards["alice"]
-    assert b.hyperspatial == header.hyperspatial["alice"]  # type: ignore[index]
+    assert header.hyperspatial is not None
+    assert b.hyperspatial == header.hyperspatial["alice"]
     assert b.super_gr == header.super_gr["alice"]
     for update, field, words in (
             ({"hyperspatial": {"carol": ["psyche#1"]}}, "hyperspatial", "not a player"),

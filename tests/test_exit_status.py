@@ -12,8 +12,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+import socket
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -141,7 +144,45 @@ def cases(tmp: Path) -> dict[tuple[str, int], tuple[list[str], str | None]]:
         ("fixture check", 0): ([str(tmp / "same")], None),
         ("fixture check", 1): ([str(tmp / "changed")], None),
         ("fixture check", 2): ([str(tmp / "unreadable")], None),
+        ("serve", 0): (["--port", str(free_port()), "--store", str(tmp / "serve.db")],
+                       CTRL_C),
+        ("serve", 2): (["--port", "0", "--store", str(tmp / "serve2.db")], None),
     }
+
+
+CTRL_C = "<ctrl-c>"
+"""A case's standard input that says: start the command, and once it has started (a
+server prints its organiser's link), press Ctrl-C (SIGINT)."""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def interrupted(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Start ``coreflow ARGS``, wait for the server's organiser link, then Ctrl-C it."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COREFLOW_STORE", "COREFLOW_AUDIT")}
+    proc = subprocess.Popen([*coreflow(), *args], text=True, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env)
+    assert proc.stderr is not None
+    said: list[str] = []
+    deadline = time.monotonic() + 300
+    try:
+        for text in proc.stderr:
+            said.append(text)
+            if text.startswith("organiser:") or time.monotonic() > deadline:
+                break
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = "".join(said) + err
+    assert "Traceback" not in err, (args, err)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def test_the_table_names_every_command_and_only_those() -> None:
@@ -161,6 +202,8 @@ def test_every_cell_of_the_table_is_what_the_command_exits_with(place: Path) -> 
     keys = sorted(wanted, key=lambda key: (key[0].split()[0] in shared, key))
 
     def one(key: tuple[str, int]) -> subprocess.CompletedProcess[str]:
+        if wanted[key][1] == CTRL_C:
+            return interrupted([*key[0].split(), *wanted[key][0]], place)
         return run([*key[0].split(), *wanted[key][0]], wanted[key][1], place)
 
     alone = [k for k in keys if k[0].split()[0] not in shared]

@@ -9,8 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
+from coreflow_judge.adjudicator.games.blackpoker.lines import BlackPokerMatchStarted
 from coreflow_judge.adjudicator.plugins import game_plugin
-from coreflow_judge.events.models import LogLine, MatchStarted
+from coreflow_judge.events.models import LogLine
 
 from tests.test_play import coreflow, jsonl, notation_of
 
@@ -29,7 +30,7 @@ def test_a_framed_match_is_recorded_live_judged_and_audited(
         tmp_path: Path, frame: str, fmt: str, seed: int) -> None:
     lines = _simulated(frame, fmt, seed)
     header = lines[0]
-    assert isinstance(header, MatchStarted) and header.frame == frame
+    assert isinstance(header, BlackPokerMatchStarted) and header.frame == frame
     store = tmp_path / "live.db"
     typed = notation_of(lines)
     done = coreflow("play", "--store", store, stdin=typed)
@@ -41,9 +42,10 @@ def test_a_framed_match_is_recorded_live_judged_and_audited(
     assert judged.returncode == 0, judged.stdout[-2000:]
     report = json.loads(judged.stdout)
     assert [f for f in report["findings"] if f["severity"] == "error"] == []
-    sql = ("SELECT m.frame, count(r.action) FILTER (WHERE r.action IN ('pack_open', "
-           "'rare_draw', 'rare_summon', 'trap_counter', 'quick_open', 'main_open')) AS n "
-           "FROM matches m LEFT JOIN requests r USING (match_id) GROUP BY m.frame")
+    sql = ("SELECT m.game_fields->>'frame' AS frame, count(r.action) FILTER (WHERE "
+           "r.action IN ('pack_open', 'rare_draw', 'rare_summon', 'trap_counter', "
+           "'quick_open', 'main_open')) AS n "
+           "FROM matches m LEFT JOIN requests r USING (match_id) GROUP BY frame")
     audited = coreflow("audit", sql, "--store", store, "--format", "json")
     assert audited.returncode == 0, audited.stderr
     rows = [json.loads(t) for t in audited.stdout.splitlines()]

@@ -18,9 +18,13 @@ from typing import Any
 import pytest
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.games.blackpoker.board import Character, Trump
+from coreflow_judge.adjudicator.games.blackpoker.lines import (
+    BlackPokerGameStarted,
+    BlackPokerMatchStarted,
+)
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 from coreflow_judge.adjudicator.judge import judge_lines, start_flow
-from coreflow_judge.events.models import GameStarted, MatchStarted, Request, Resolve
+from coreflow_judge.events.models import Request, Resolve
 from coreflow_judge.events.reader import iter_lines
 
 HIDDEN = ("log.hidden-info", "warning")
@@ -30,7 +34,7 @@ def table(edition: str = "6.1", fmt: str = "extra",
           trumps: dict[str, list[str]] | None = None, frame: str | None = None) -> CoreFlow:
     """A game just started (alice first, decks of 30 unseen cards), no character on the
     field (the 9.0 presets taken off: each test puts its own)."""
-    flow = start_flow(MatchStarted.model_validate({
+    flow = start_flow(BlackPokerMatchStarted.model_validate({
         "seq": 1, "type": "match_started", "match_id": "t", "game": "blackpoker",
         "rules": f"blackpoker/{edition}", "format": fmt, "players": ["alice", "bob"],
         "deck_sizes": {"alice": 30, "bob": 30}, "log_format": 1,
@@ -41,7 +45,7 @@ def table(edition: str = "6.1", fmt: str = "extra",
                             ("alice", "bob")}
     if trumps:
         start["trumps"] = trumps
-    flow.feed(GameStarted.model_validate(start))
+    flow.feed(BlackPokerGameStarted.model_validate(start))
     for board in rules(flow).boards.values():
         board.field.clear()
     return flow

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.hypothesis_profiles import CI, EXPLORE_FACTOR, examples, profile_name
+from tests import hypothesis_profiles
+from tests.hypothesis_profiles import CI, DEEP_FACTOR, EXPLORE_FACTOR, examples, profile_name
 
 DRAWN: list[list[int]] = []
 
@@ -34,5 +35,17 @@ def test_a_property_test_draws_the_same_examples_every_run() -> None:
 
 
 def test_explore_tries_more_examples(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hypothesis_profiles, "_chosen", None)
     monkeypatch.setenv("HYPOTHESIS_PROFILE", "explore")
     assert examples(7).max_examples == 7 * EXPLORE_FACTOR
+
+
+def test_the_pytest_option_chooses_a_deep_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--hypothesis-profile deep``: deterministic, five times the examples; the option
+    wins over the environment."""
+    monkeypatch.setenv("HYPOTHESIS_PROFILE", "explore")
+    monkeypatch.setattr(hypothesis_profiles, "_chosen", "deep")
+    assert examples(7).max_examples == 7 * DEEP_FACTOR
+    assert settings.get_profile("deep").derandomize
+    with pytest.raises(pytest.UsageError, match="known profiles are ci, deep, explore"):
+        hypothesis_profiles.load_profile("deeper")

@@ -1,7 +1,7 @@
 """What the rules wanted next: each error a player's line raised says it.
 
 The judge reads it from the table as it had it just before the line (after any repair
-there, :func:`adjudicator.judge.attach_next`), from one function
+there, :func:`adjudicator.replay.attach_next`), from one function
 (:func:`adjudicator.next_step.next_step`) that ``play``'s ``legal`` also writes from; the
 text report says it in words (docs/findings.md, ``next``).
 """
@@ -16,7 +16,6 @@ import pytest
 from coreflow_judge.adjudicator.findings import Finding
 from coreflow_judge.adjudicator.judge import (
     Report,
-    attach_next,
     judge_file,
     judge_lines,
     plan_repairs,
@@ -25,8 +24,9 @@ from coreflow_judge.adjudicator.judge import (
 from coreflow_judge.adjudicator.live import LiveTable
 from coreflow_judge.adjudicator.next_step import Allowed, NextStep, Waiting, next_step
 from coreflow_judge.adjudicator.plugins import game_plugin
+from coreflow_judge.adjudicator.replay import attach_next
 from coreflow_judge.cli.render import next_text, report_text
-from coreflow_judge.events.models import LINE_ADAPTER, LogLine, MatchStarted, Pass
+from coreflow_judge.events.models import LogLine, MatchStarted, Pass, lines_of
 
 RULINGS = Path(__file__).resolve().parent.parent / "fixtures" / "rulings"
 
@@ -107,7 +107,7 @@ def test_a_request_without_the_chance_names_the_holder_and_their_pass() -> None:
     lines.append(json.dumps({"seq": 3, "type": "request", "request": "r1", "player": "bob",
                              "action": "set_bulwark", "costs": [{"kind": "L", "ref": "bob:?"}],
                              "choices": {"card": "bob:C10"}}))
-    report = judge_lines(enumerate((LINE_ADAPTER.validate_json(x) for x in lines), 1))
+    report = judge_lines(enumerate((lines_of("blackpoker").validate_json(x) for x in lines), 1))
     f = _finding(report, 3, "timing.no-chance")
     assert f.next is not None
     assert (f.next.step, f.next.holder, f.next.passed, f.next.waiting) == (
@@ -191,7 +191,7 @@ def test_steps_without_a_fixture_in_words() -> None:
 
 
 def test_legal_writes_the_same_reading_in_the_notation() -> None:
-    lines = [LINE_ADAPTER.validate_json(x) for x in (
+    lines = [lines_of("blackpoker").validate_json(x) for x in (
         RULINGS / "lite" / "main-request-by-opponent-9.0.jsonl").read_text("utf-8").splitlines()]
     table = LiveTable(lines[:7], lambda _l: None)  # up to alice's pass, before bob's request
     step = next_step(table.flow)

@@ -107,3 +107,59 @@ def test_a_fixture_is_judged_once_until_its_log_changes(
     assert rulings.judgement(case.log) is first and len(calls) == 1
     case.log.write_text(DISPUTED.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     assert rulings.judgement(case.log) is not first and len(calls) == 2
+
+
+def test_a_fixture_about_part_of_the_board_compares_that_part_alone(tmp_path: Path) -> None:
+    """``board_fields`` (JSON pointers) name what a fixture is about: its boards hold those
+    parts alone, a change there is a difference both ways, a change elsewhere is none."""
+    case = rulings.freeze(DISPUTED, "counter-3", "note", tmp_path, at=11,
+                          board_fields=["/stage", "/players/bob/field"])
+    ruling = case.load()
+    assert ruling["board_fields"] == ["/stage", "/players/bob/field"]
+    assert set(ruling["board"]) == {"stage", "players"}
+    assert set(ruling["board"]["players"]) == {"bob"}
+    assert set(ruling["board"]["players"]["bob"]) == {"field"}
+    assert set(ruling["board_at"]["board"]) <= {"stage", "players"}
+    assert check(case) is None
+    whole = freeze(DISPUTED, "whole", "note", tmp_path, at=11).load()
+    assert whole["board"]["players"]["bob"]["field"] == ruling["board"]["players"]["bob"]["field"]
+
+    def changed(edit: object) -> str | None:
+        data = json.loads(json.dumps(ruling))
+        edit(data)  # type: ignore[operator]
+        case.expected.write_text(json.dumps(data), encoding="utf-8")
+        return check(case)
+
+    # A part the fixture is about: changed, gone, or a part that appeared, is a difference.
+    diff = changed(lambda d: d["board"]["players"]["bob"]["field"].append("bob:C9"))
+    assert diff is not None and "~ board" in diff and "field" in diff
+    diff = changed(lambda d: d["board"].pop("stage"))
+    assert diff is not None and "stage" in diff
+    diff = changed(lambda d: d["board_at"]["board"].pop("players"))
+    assert diff is not None and "board at seq 11" in diff
+    # The judge's board beyond the named parts is not compared.
+    assert changed(lambda d: d["board"].update(turn=99)) is None
+    assert changed(lambda d: d["board"]["players"]["bob"].update(hand=["bob:C9"])) is None
+
+
+@pytest.mark.parametrize(("fields", "says"), [
+    (["stage"], "is not a JSON pointer"),
+    (["/nowhere"], "'/nowhere' is in no board the fixture holds"),
+])
+def test_a_board_field_that_names_nothing_is_refused_and_writes_nothing(
+        tmp_path: Path, fields: list[str], says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        freeze(DISPUTED, "counter-3", "note", tmp_path, board_fields=fields)
+    assert list(tmp_path.iterdir()) == []
+    result = CliRunner().invoke(app, ["fixture", "new", str(DISPUTED), "--name", "c",
+                                      "--dir", str(tmp_path), "--board-field", fields[0]])
+    assert result.exit_code != 0 and says in result.output, result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_board_part_keeps_the_named_parts_nested_as_in_the_board() -> None:
+    board = {"stage": ["r1"], "players": {"a/b": {"hand": [1], "field": []}, "c": {}},
+             "turn": 3}
+    assert rulings.board_part(board, None) is board
+    assert rulings.board_part(board, ["/players/a~1b/field", "/turn", "/players/x"]) == {
+        "players": {"a/b": {"field": []}}, "turn": 3}

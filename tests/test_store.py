@@ -11,6 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from coreflow_judge.adjudicator.games.blackpoker.lines import (
+    BlackPokerGameStarted,
+    BlackPokerMatchStarted,
+)
 from coreflow_judge.events.models import (
     ChanceMoved,
     Cost,
@@ -58,7 +62,7 @@ def unhashed(lines: list[LogLine]) -> list[LogLine]:
 def blackpoker_log(match_id: str = "bp-2026-r1-t3") -> list[LogLine]:
     """A short BlackPoker match: alice attacks, bob lets it resolve, bob concedes."""
     return [
-        MatchStarted(
+        BlackPokerMatchStarted(
             seq=1,
             match_id=match_id,
             game="blackpoker",
@@ -69,7 +73,8 @@ def blackpoker_log(match_id: str = "bp-2026-r1-t3") -> list[LogLine]:
             log_format=1,
             at="2026-05-01T10:00:00Z",
         ),
-        GameStarted(seq=2, first_player="alice", hands={"alice": ["H7", "S2"], "bob": ["?"]}),
+        BlackPokerGameStarted(seq=2, first_player="alice",
+                              hands={"alice": ["H7", "S2"], "bob": ["?"]}),
         TurnStarted(seq=3, player="alice", turn=1),
         ChanceMoved(seq=4, to="alice"),
         Request(
@@ -495,3 +500,60 @@ def test_postgres_records_a_log_of_many_megabytes_without_blocking_others() -> N
         with pytest.raises(MatchAlreadyRecorded):
             one.record(many)
     assert time.monotonic() - started < 120
+
+
+# ------------------------------------------------------------ a store written before
+class _OlderGameStarted(GameStarted):
+    """``game_started`` as an older coreflow's core read it: BlackPoker's ``packs``
+    declared for every game."""
+
+    packs: dict[str, list[str]] | None = None
+
+
+class _OlderMatchStarted(MatchStarted):
+    """The header as an older coreflow's core read it: Duel Masters' zones for every
+    game."""
+
+    hyperspatial: dict[str, list[str]] | None = None
+
+
+def test_a_record_an_older_coreflow_took_reads_and_is_judged_as_before(db: str) -> None:
+    """Before each game declared its own fields, the core took BlackPoker's set-up fields
+    and Duel Masters' zones in any game's log. Such a stored record still reads (the
+    field kept as written, so it exports and verifies), and is judged as it was: a
+    Duel Masters set-up with ``packs`` as if the field were not there; a BlackPoker header
+    with ``hyperspatial`` refused naming the field. A log file with either is refused
+    when read (tests/test_bad_input.py)."""
+    from coreflow_judge.adjudicator.games.duel_masters.simulate import simulate_game
+    from coreflow_judge.adjudicator.judge import JudgeInputError, judge_lines, start_flow
+
+    dm = simulate_game(3, max_lines=40)
+    started = dm[1]
+    assert isinstance(started, GameStarted)
+    older = _OlderGameStarted(**started.model_dump(exclude={"type"}),
+                              packs={"alice": ["?"] * 14})
+    bp = blackpoker_log("bp-older")
+    header = bp[0]
+    assert isinstance(header, MatchStarted)
+    older_header = _OlderMatchStarted(
+        **header.model_dump(exclude={"type", "frame", "rules"}), rules="blackpoker/9.0",
+        hyperspatial={"alice": ["x#1"]})
+    with open_recorder(db) as recorder:
+        recorder.record([dm[0], older, *dm[2:]])
+        recorder.record([older_header, *bp[1:]])
+    with open_recorder(db) as reader:  # another recorder: it reads each header again
+        dm_id = dm[0].match_id  # type: ignore[union-attr]
+        stored = reader.lines(dm_id)
+        assert stored[1].model_extra == {"packs": {"alice": ["?"] * 14}}
+        assert '"packs":{"alice"' in reader.export_jsonl(dm_id).splitlines()[1]
+        assert not verify_chain(enumerate(stored, start=1))
+        as_before = judge_lines(enumerate(unhashed(dm), start=1))
+        judged = judge_lines(enumerate(stored, start=1))
+        assert [(f.code, f.seq) for f in judged.findings] == [
+            (f.code, f.seq) for f in as_before.findings]
+        assert judged.result == as_before.result
+        bp_stored = reader.lines("bp-older")
+        assert bp_stored[0].model_extra == {"hyperspatial": {"alice": ["x#1"]}}
+        with pytest.raises(JudgeInputError) as caught:
+            start_flow(bp_stored[0])  # type: ignore[arg-type]
+        assert caught.value.field == "hyperspatial"

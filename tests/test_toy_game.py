@@ -359,6 +359,22 @@ def test_a_game_object_that_contradicts_itself_is_refused() -> None:
         GamePlugin(id="Toy Game", name="t", editions=("1",), formats=("a",), rules=toy_rules)
 
 
+class _RenamedPlayers(MatchStarted):
+    players: list[str]  # type: ignore[assignment]
+
+
+def test_a_game_adds_fields_to_the_core_lines_and_changes_none() -> None:
+    """A game's line models extend the core's; one that is not a subclass, or that
+    changes a core field, is refused when its lines are first built."""
+    for own in ((_RenamedPlayers, GameStarted), (MatchStarted, Request)):
+        plugin = GamePlugin(id="toy", name="t", editions=("1",), formats=("a",),
+                            rules=toy_rules, own_lines=lambda own=own: own)  # type: ignore[misc]
+        plugins._lines.pop("toy", None)
+        with pytest.raises(ValueError, match="changes the core fields|no subclass"):
+            _ = plugin.lines
+    plugins._lines.pop("toy", None)
+
+
 # ---------------------------------------------------------------------------- no game named
 CORE_FOLDERS = ("adjudicator", "events", "projections", "cli", "audit")
 GAME_NAME = re.compile(r"black[\s_-]*poker|duel[\s_-]*masters|i[\s_-]*language", re.IGNORECASE)
@@ -436,3 +452,99 @@ def test_no_code_outside_a_games_folder_names_a_game() -> None:
             if hits:
                 found[rel] = hits
     assert found == {}
+
+
+# ---------------------------------------------------------------------------- the core schema
+CORE_LINE_FIELDS: dict[str, set[str]] = {
+    "match_started": {"match_id", "game", "rules", "format", "regulation", "players", "decks",
+                      "deck_sizes", "cards", "event", "log_format"},
+    "game_started": {"first_player", "reveals", "hands"},
+    "turn_started": {"player", "turn"},
+    "chance_moved": {"to"},
+    "request": {"request", "player", "action", "key_cards", "costs", "targets", "choices",
+                "speed", "timing"},
+    "pass": {"player"},
+    "trigger": {"request", "action", "source", "controller"},
+    "stage": {"request"},
+    "discard": {"request", "reason"},
+    "resolve": {"request", "result", "choices", "effects"},
+    "roll": {"player", "sides", "result"},
+    "taken_back": {"lines", "reason"},
+    "game_ended": {"result", "winner", "reason"},
+}
+"""The fields of each core line beyond ``seq``, ``type``, ``at``, ``note``, ``x`` and
+``hash`` (docs/games.md, "A game's own fields"): what every game's log may carry. A field
+only one game reads is not added here but declared by that game's plugin (its
+``match_started`` or ``game_started`` model)."""
+
+
+def _class_fields(source: str) -> dict[str, list[str]]:
+    """Field name -> the classes of ``source`` that declare it (annotated class bodies)."""
+    out: dict[str, list[str]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    out.setdefault(item.target.id, []).append(node.name)
+    return out
+
+
+def game_fields_in_core(source: str) -> list[str]:
+    """The fields a registered game declares as its own (in the classes of its header and
+    set-up models, the core's left out) that a class of ``source`` declares too."""
+    own: dict[str, str] = {}
+    for plugin in plugins.games():
+        for core, model in ((MatchStarted, plugin.match_started),
+                            (GameStarted, plugin.game_started)):
+            for cls in model.__mro__[:model.__mro__.index(core)]:  # the game's classes
+                own.update(dict.fromkeys(vars(cls).get("__annotations__", {}), plugin.id))
+    declared = _class_fields(source)
+    return sorted(f"{name} ({own[name]}'s, in {', '.join(declared[name])})"
+                  for name in declared if name in own)
+
+
+def test_the_core_log_schema_holds_core_fields_only() -> None:
+    """The core schema (events/models.py) names no game's field: none of the fields a
+    game declares in its plugin is declared there too, each core line has exactly its
+    documented fields, and the cost kinds are no fixed list (each game names its own)."""
+    from coreflow_judge.events.models import LINE_TYPES, Cost
+
+    source = (ROOT / "events" / "models.py").read_text(encoding="utf-8")
+    assert game_fields_in_core(source) == []
+    common = {"seq", "type", "at", "note", "x", "hash"}
+    found = {kind: set(model.model_fields) - common for kind, model in LINE_TYPES.items()}
+    assert found == CORE_LINE_FIELDS
+    kind = Cost.model_fields["kind"]
+    assert "Literal" not in repr(kind.annotation) + repr(kind.metadata), (
+        "the core fixes the cost kinds: a game names its own (GamePlugin.cost_kinds)")
+    own_games = {p.id for p in plugins.games() if p.cost_kinds}
+    assert "blackpoker" in own_games  # the letters B, L, D, S, C are BlackPoker's
+
+
+def test_every_field_a_game_declares_is_documented() -> None:
+    """A game's own field is documented as ``line.field`` (docs/choices.md,
+    docs/duel_masters.md, ...): a new field touches its docs row."""
+    docs = "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md")))
+    missing = []
+    for plugin in plugins.games():
+        for core, model in ((MatchStarted, plugin.match_started),
+                            (GameStarted, plugin.game_started)):
+            kind = core.model_fields["type"].default
+            missing += [f"{plugin.id}: {kind}.{name}" for name in model.model_fields
+                        if name not in core.model_fields and f"`{kind}.{name}`" not in docs]
+    assert missing == []
+
+
+def test_the_schema_check_sees_a_game_field_put_back_in_the_core() -> None:
+    """What the check above would say of a core schema that held BlackPoker's ``packs``
+    and Duel Masters' ``hyperspatial`` again."""
+    source = (ROOT / "events" / "models.py").read_text(encoding="utf-8")
+    moved = source.replace(
+        "    first_player: PlayerId\n",
+        "    first_player: PlayerId\n    packs: PerPlayer[Cards] | None = None\n", 1).replace(
+        "    players: list[PlayerId]",
+        "    hyperspatial: PerPlayer[Cards] | None = None\n    players: list[PlayerId]", 1)
+    assert moved != source
+    assert game_fields_in_core(moved) == [
+        "hyperspatial (duel_masters's, in MatchStarted)",
+        "packs (blackpoker's, in GameStarted)"]

@@ -9,7 +9,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-import yaml
 from coreflow_judge.adjudicator.claims import effect_fits
 from coreflow_judge.adjudicator.game import GameResult
 
@@ -70,7 +69,11 @@ class EditionDataError(ValueError):
 
 def _yaml(text: str) -> Any:
     """``yaml.safe_load`` through libyaml when PyYAML has it (the same documents, parsed
-    several times faster: a log's judge waits for its edition's data)."""
+    several times faster: a log's judge waits for its edition's data). PyYAML is
+    imported here, when data is parsed: a start that reads its data from the cache
+    (:mod:`.edition_cache`) never imports it."""
+    import yaml
+
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     return yaml.load(text, Loader=loader)
 

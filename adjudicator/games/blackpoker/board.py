@@ -28,6 +28,13 @@ class Character:
     face_down: bool = False
     timestamp: int = 0
 
+    def copy(self) -> Character:
+        """The same character with lists of its own (a board copy's; every field, written
+        out: :func:`dataclasses.replace` costs several times more, once per character of
+        every board a resolution keeps the table before)."""
+        return Character(self.ref, self.owner, self.kind, list(self.cards), list(self.entered),
+                         self.state, self.face_down, self.timestamp)
+
     def ranks(self) -> list[int | None]:
         out: list[int | None] = []
         for c in self.cards:
@@ -114,9 +121,8 @@ class PlayerBoard:
         return PlayerBoard(
             None if self.deck is None else list(self.deck), Counter(self.hand_known),
             self.hand_unknown, list(self.graveyard), list(self.fog),
-            [dataclasses.replace(ch, cards=list(ch.cards), entered=list(ch.entered))
-             for ch in self.field],
-            [dataclasses.replace(t) for t in self.trumps],
+            [ch.copy() for ch in self.field],
+            [Trump(t.card, t.face_up, t.closed_turn) for t in self.trumps],
             None if self.pack is None else list(self.pack), self.pack_opened,
             None if self.rare is None else list(self.rare),
         )

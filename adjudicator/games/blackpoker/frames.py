@@ -24,7 +24,8 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN, card_of, 
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow
-    from coreflow_judge.events.models import GameStarted, MatchStarted, Request
+    from coreflow_judge.adjudicator.games.blackpoker.lines import BlackPokerGameStarted
+    from coreflow_judge.events.models import MatchStarted, Request
 
 
 class FrameRules:
@@ -92,7 +93,7 @@ class FrameRules:
                             f"least {least}.", expected=least, actual=n)
 
     # ------------------------------------------------------------------ the pack
-    def set_aside_packs(self, flow: CoreFlow, line: GameStarted) -> None:
+    def set_aside_packs(self, flow: CoreFlow, line: BlackPokerGameStarted) -> None:
         """パック: before the preset, the top ``setup.pack`` cards of each deck are set
         aside face down as the pack; the rest of the deck is the life. The log records
         them in ``game_started.packs`` (top first, ``?`` for a face not shown)."""
@@ -164,7 +165,7 @@ class FrameRules:
         (ストラテジー: 3 chosen, 4 drawn to make 7)."""
         return self.opening_hand - int(self.frame_setup.get("scenario_hand", 0))
 
-    def set_aside_chosen(self, flow: CoreFlow, line: GameStarted) -> None:
+    def set_aside_chosen(self, flow: CoreFlow, line: BlackPokerGameStarted) -> None:
         """The cards a player chooses from the deck before the pack, in the order of the
         start: the scenario hand (ストラテジー, ``game_started.scenario``: into the hand),
         then the rare card (``game_started.rares``: face down in the zone レアカード). Each
@@ -212,11 +213,7 @@ class FrameRules:
                             f"The set-up records {field_name}, but the match's frame "
                             f"({self.frame or 'none'}) has none.", actual=dict(recorded))
             return None
-        recorded = recorded or {}
-        for p in recorded:
-            if p not in self.boards:
-                flow.report("log.unknown-ref", "log", f"{field_name}: no player {p!r}.",
-                            actual=p)
+        recorded = recorded or {}  # a player not in the match: the flow names it
         out: dict[str, list[str]] = {}
         for p in self.boards:
             shown = recorded.get(p)

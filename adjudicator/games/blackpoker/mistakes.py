@@ -45,6 +45,7 @@ from typing import Any
 
 from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow, Derived, Req
 from coreflow_judge.adjudicator.game import ActionDef
+from coreflow_judge.adjudicator.games.blackpoker.lines import header_of, setup_of
 from coreflow_judge.adjudicator.games.blackpoker.play import Feed
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 from coreflow_judge.adjudicator.games.blackpoker.simulate import _Simulator
@@ -603,17 +604,17 @@ def _trumps_set_aside(header: MatchStarted, start: GameStarted, rng: random.Rand
 
     player = start.first_player
     deck = (header.decks or {}).get(player) or []
-    trumps = dict(start.trumps or {})
+    trumps = dict(setup_of(start).trumps or {})
     placed = list(trumps.get(player, []))
     spare = [c for c in CARDS if c not in deck and c not in placed and not c.startswith("JK")]
     rng.shuffle(spare)
     rules = BlackPokerRules(header.rules.partition("/")[2], header.format or "lite",
-                            header.frame)
+                            header_of(header).frame)
     want = 3 if rules.trumps_in_play else 2
     if len(spare) < want - len(placed):
         return None  # the deck uses every card a trump could be
     trumps[player] = placed + spare[:want - len(placed)]
-    return header, start.model_copy(update={"trumps": trumps}), "game_started"
+    return header, setup_of(start).model_copy(update={"trumps": trumps}), "game_started"
 
 
 INJECTORS: tuple[Injector, ...] = (

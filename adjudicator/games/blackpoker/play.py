@@ -13,6 +13,10 @@ from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow, Req
 from coreflow_judge.adjudicator.game import ActionDef
 from coreflow_judge.adjudicator.games.blackpoker.board import Character, PlayerBoard
 from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN
+from coreflow_judge.adjudicator.games.blackpoker.lines import (
+    BlackPokerGameStarted,
+    BlackPokerMatchStarted,
+)
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 from coreflow_judge.adjudicator.judge import start_flow
 from coreflow_judge.adjudicator.plan import Effect
@@ -108,14 +112,14 @@ class Simulator:
         fixed = (rules.frame_data.get("deck") or {}).get("fixed")
         decks = {p: rng.sample(fixed, len(fixed)) if fixed else
                  rng.sample(CARDS, rng.randint(*DECK_SIZE)) for p in PLAYERS}
-        header = MatchStarted(
+        header = BlackPokerMatchStarted(
             seq=1, match_id=match_id, game="blackpoker", rules=f"blackpoker/{edition}",
             format=fmt, frame=frame, players=list(PLAYERS), decks=decks, log_format=1,
         )
         plan = rules.plan_game_start(PLAYERS, decks)
-        start = GameStarted(seq=2, first_player=plan.first_player, reveals=plan.reveals,
-                            hands=plan.hands, presets=plan.presets, packs=plan.packs,
-                            scenario=plan.scenario, rares=plan.rares)
+        start = BlackPokerGameStarted(
+            seq=2, first_player=plan.first_player, reveals=plan.reveals, hands=plan.hands,
+            presets=plan.presets, packs=plan.packs, scenario=plan.scenario, rares=plan.rares)
         return header, start
 
     # ------------------------------------------------------------------ the loop

@@ -12,7 +12,7 @@ from coreflow_judge.adjudicator.plugins import GamePlugin, attributes_of_rules
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
-    from coreflow_judge.events.models import LogLine, MatchStarted
+    from coreflow_judge.events.models import GameStarted, LogLine, MatchStarted
 
 # Written out, not read from the rules module or its data: listing the games (the help
 # does) loads no rules. tests/test_games_listed.py checks them against the edition data.
@@ -221,9 +221,39 @@ def card_text(card: str) -> str:
 def rules(header: MatchStarted, edition: str) -> BlackPokerRules:
     """The edition, the header's format and frame (the rules refuse one they do not
     carry)."""
+    from coreflow_judge.adjudicator.games.blackpoker.lines import header_of
     from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 
-    return BlackPokerRules(edition, header.format, header.frame)
+    return BlackPokerRules(edition, header.format, header_of(header).frame)
+
+
+COST_KINDS: dict[str, str] = {
+    "B": "a charge-state bulwark driven",
+    "L": "a card lost (one damage: the top card of the deck to the graveyard)",
+    "D": "a hand card discarded",
+    "S": "a character sacrificed (sent to the graveyard)",
+    "C": "the key unit driven (a soldier-originated action, 6.1 extra)",
+}
+"""bp4.3.1.1: the letters of ``request.costs[].kind`` and what paying each is."""
+
+
+def own_lines() -> tuple[type[MatchStarted], type[GameStarted]]:
+    """BlackPoker's header and set-up models (lines.py: ``frame``; ``presets``,
+    ``trumps``, ``packs``, ``rares``, ``scenario``)."""
+    from coreflow_judge.adjudicator.games.blackpoker.lines import (
+        BlackPokerGameStarted,
+        BlackPokerMatchStarted,
+    )
+
+    return BlackPokerMatchStarted, BlackPokerGameStarted
+
+
+def fixture_folder(header: MatchStarted) -> str:
+    """A ruling fixture goes to the folder of its format (``lite``, ..., ``extra``), or to
+    ``frames`` for a match of a 9.0 frame (the frame decides more of the table than the
+    format)."""
+    frame = getattr(header, "frame", None)  # a header read as BlackPoker's (lines.py)
+    return "frames" if frame else header.format
 
 
 def simulate(edition: str, fmt: str, seed: int, match_id: str,
@@ -244,12 +274,14 @@ GAME = GamePlugin(
     rule_statements=RULE_STATEMENTS,
     rule_prefix="bp",
     rule_book="a section of the BlackPoker rules",
-    header_fields=frozenset({"decks", "deck_sizes", "frame"}),
+    header_fields=frozenset({"decks", "deck_sizes"}),
+    own_lines=own_lines,
+    cost_kinds=COST_KINDS,
     card_text=card_text,
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions", "after", "on_event",
                                        "ng_ranks", "format"),
     bare_editions=True,
-    fixtures_by_format=True,
+    fixture_folder=fixture_folder,
     codes=CODES,
     codes_ja=CODES_JA,
     rule_statements_ja=RULE_STATEMENTS_JA,

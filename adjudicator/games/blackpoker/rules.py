@@ -41,7 +41,6 @@ from coreflow_judge.adjudicator.game import (
     TriggerSpec,
     UnsupportedRules,
 )
-from coreflow_judge.adjudicator.games.blackpoker import schema
 from coreflow_judge.adjudicator.games.blackpoker.abilities import (
     Ability,
     Computation,
@@ -62,14 +61,16 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
     split_ref,
 )
 from coreflow_judge.adjudicator.games.blackpoker.frames import FrameRules
+from coreflow_judge.adjudicator.games.blackpoker.lines import Preset, setup_of
 from coreflow_judge.adjudicator.games.blackpoker.options import request_options
 from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving, step, step_mixins
 from coreflow_judge.adjudicator.games.blackpoker.trumps import TrumpRules
 from coreflow_judge.adjudicator.games.choices import choice_findings, readable
 from coreflow_judge.adjudicator.games.common import deck_out, load_edition_data, unknown_decks
+from coreflow_judge.adjudicator.games.edition_cache import checked_data
 from coreflow_judge.adjudicator.plan import ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
-from coreflow_judge.events.models import Preset, Resolve
+from coreflow_judge.events.models import Resolve
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
@@ -106,20 +107,21 @@ STEPS = step.names()
 """Every step the edition data may name in an action's ``effect``."""
 
 
-_CHECKED: dict[str, int] = {}
-"""Each edition's data as last checked (its object's id): the loaded data is cached, so it
-is checked once per process, not once per match."""
-
-
 def load_edition(edition: str) -> dict[str, Any]:
     """The edition data shipped in the package (never read from outside it), checked
     against the vocabulary this module knows (:func:`schema.check`): a typo in the data
-    fails here, naming the file and the key, never in play."""
-    data = load_edition_data("coreflow_judge.adjudicator.games.blackpoker", edition)
-    if _CHECKED.get(edition) != id(data):
+    fails here, naming the file and the key, never in play. Checked once per content of
+    the data and of this package's code, not once per start (:mod:`..edition_cache`)."""
+    package = "coreflow_judge.adjudicator.games.blackpoker"
+
+    def load() -> dict[str, Any]:
+        from coreflow_judge.adjudicator.games.blackpoker import schema
+
+        data = load_edition_data(package, edition)
         schema.check(data, STEPS)
-        _CHECKED[edition] = id(data)
-    return data
+        return data
+
+    return checked_data(package, f"edition-{edition}", load)
 
 
 def _reporter(out: list[Finding], seq: int) -> Callable[..., None]:
@@ -279,10 +281,11 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 "deck-out cannot be ruled."
             )
         self.check_frame_header(flow, header)
-        self.set_aside_chosen(flow, line)
-        self.set_aside_packs(flow, line)
-        self.place_trumps(flow, line)
-        presets = line.presets or {}
+        setup = setup_of(line)
+        self.set_aside_chosen(flow, setup)
+        self.set_aside_packs(flow, setup)
+        self.place_trumps(flow, setup)
+        presets = setup.presets or {}
         if self.pol["preset"]:
             for p in flow.players:
                 self._preset(flow, p, presets.get(p))

@@ -28,7 +28,8 @@ from coreflow_judge.adjudicator.games.blackpoker.cards import (
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.flow import CoreFlow, Req
-    from coreflow_judge.events.models import GameStarted, Request
+    from coreflow_judge.adjudicator.games.blackpoker.lines import BlackPokerGameStarted
+    from coreflow_judge.events.models import Request
 
 MAX_TRUMPS = 2
 """A player places at most two trumps before the game (6.1 extra set-up)."""
@@ -69,7 +70,7 @@ class TrumpRules:
         return spec
 
     # ------------------------------------------------------------------ set-up
-    def place_trumps(self, flow: CoreFlow, line: GameStarted) -> None:
+    def place_trumps(self, flow: CoreFlow, line: BlackPokerGameStarted) -> None:
         """The trumps each player placed face down before the game (6.1 extra)."""
         placed = line.trumps or {}
         if placed and not self.trumps_in_play:
@@ -82,9 +83,7 @@ class TrumpRules:
                         f"{only or 'no regulation'} places trumps.", actual=dict(placed))
             return
         for player, cards in placed.items():
-            if player not in self.boards:
-                flow.report("log.unknown-ref", "log", f"trumps: no player {player!r}.",
-                            actual=player)
+            if player not in self.boards:  # not in the match: the flow names it
                 continue
             if len(cards) > MAX_TRUMPS:
                 flow.report("legality.setup-invalid", "bp-extra.trumps",

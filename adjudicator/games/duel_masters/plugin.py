@@ -12,7 +12,7 @@ from coreflow_judge.adjudicator.plugins import GamePlugin, attributes_of_rules
 
 if TYPE_CHECKING:
     from coreflow_judge.adjudicator.games.duel_masters.rules import DuelMastersRules
-    from coreflow_judge.events.models import LogLine, MatchStarted
+    from coreflow_judge.events.models import GameStarted, LogLine, MatchStarted
 
 # Written out, not read from the rules module or its data: listing the games (the help
 # does) loads no rules. tests/test_games_listed.py checks them against the edition data.
@@ -159,6 +159,15 @@ def simulate(edition: str, fmt: str, seed: int, match_id: str,
     return simulate_game(seed, match_id=match_id, edition=edition, fmt=fmt)
 
 
+def own_lines() -> tuple[type[MatchStarted], type[GameStarted]]:
+    """Duel Masters' header model (lines.py: ``hyperspatial``, ``super_gr``); its set-up
+    is the core's."""
+    from coreflow_judge.adjudicator.games.duel_masters.lines import DuelMastersMatchStarted
+    from coreflow_judge.events.models import GameStarted
+
+    return DuelMastersMatchStarted, GameStarted
+
+
 GAME = GamePlugin(
     id="duel_masters",
     name="Duel Masters",
@@ -172,7 +181,8 @@ GAME = GamePlugin(
     rule_statements=RULE_STATEMENTS,
     rule_prefix="dm",
     rule_book="a Duel Masters rule",
-    header_fields=frozenset({"decks", "deck_sizes", "cards", "hyperspatial", "super_gr"}),
+    header_fields=frozenset({"decks", "deck_sizes", "cards"}),
+    own_lines=own_lines,
     size_word="power",
     constant_parts=attributes_of_rules("data", "pol", "policy", "actions"),
     disclosure_from=functools.partial(load_disclosure,

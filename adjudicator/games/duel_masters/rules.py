@@ -78,8 +78,10 @@ from coreflow_judge.adjudicator.games.duel_masters.cards import (
     parse_cards,
     split_ref,
 )
+from coreflow_judge.adjudicator.games.duel_masters.lines import header_of
 from coreflow_judge.adjudicator.games.duel_masters.options import request_options
 from coreflow_judge.adjudicator.games.duel_masters.pending import PendingEffectOrder
+from coreflow_judge.adjudicator.games.edition_cache import checked_data
 from coreflow_judge.adjudicator.plan import PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import Permission, PermissionPolicy, ProhibitionWins
 from coreflow_judge.events.models import TurnStarted
@@ -105,15 +107,21 @@ adds, so the order changes no value, only how a message lists the steps."""
 
 def load_edition(edition: str) -> dict[str, Any]:
     """The edition data shipped in the package (never read from outside it): every action
-    declares its choices' shapes and has a resolution here (``@resolves``)."""
-    data = load_edition_data("coreflow_judge.adjudicator.games.duel_masters", edition)
-    check_action_choices(data, f"edition-{edition}.yaml")
-    for aid in data["actions"]:
-        if resolves.get(aid) is None:
-            raise EditionDataError(f"edition-{edition}.yaml", f"actions.{aid}",
-                                   "no resolution of this action (known: "
-                                   f"{', '.join(sorted(resolves.names()))})")
-    return data
+    declares its choices' shapes and has a resolution here (``@resolves``). Checked once
+    per content of the data and of the code (:mod:`..edition_cache`)."""
+    package = "coreflow_judge.adjudicator.games.duel_masters"
+
+    def load() -> dict[str, Any]:
+        data = load_edition_data(package, edition)
+        check_action_choices(data, f"edition-{edition}.yaml")
+        for aid in data["actions"]:
+            if resolves.get(aid) is None:
+                raise EditionDataError(f"edition-{edition}.yaml", f"actions.{aid}",
+                                       "no resolution of this action (known: "
+                                       f"{', '.join(sorted(resolves.names()))})")
+        return data
+
+    return checked_data(package, f"edition-{edition}", load)
 
 
 def card_of(ref: str) -> str:
@@ -294,8 +302,9 @@ class DuelMastersRules(RulesHooks):
         card in a deck. A header that breaks this cannot be judged (the field is named)."""
         words = {"hyperspatial": "a psychic creature (zone: hyperspatial)",
                  "super_gr": "a GR creature (zone: super_gr)"}
+        zones = header_of(header)
         for zone in ZONES:
-            raw = getattr(header, zone)
+            raw = getattr(zones, zone)
             if raw is None:
                 continue
             for p, names in raw.items():
@@ -704,10 +713,10 @@ class DuelMastersRules(RulesHooks):
 
         out += choice_findings(action.name, "request", action.data.get("choices"),
                                line.choices, line.seq)[0]
-        if line.costs:
+        if line.costs:  # a log's costs are refused when read (the game names no kinds)
             rep("legality.cost-unpaid", "dm§2.1",
                 "Duel Masters costs are paid by tapping mana cards, recorded in choices.mana; "
-                "the cost kinds B, L, D, S, C do not apply.",
+                "a request records no costs.",
                 actual=[c.kind for c in line.costs])
         step = action.data.get("step")
         if step is not None and player == flow.turn_player:

@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.games.duel_masters.cards import CardDef
+from coreflow_judge.adjudicator.games.duel_masters.lines import DuelMastersMatchStarted
 from coreflow_judge.adjudicator.games.duel_masters.rules import DuelMastersRules
 from coreflow_judge.adjudicator.judge import start_flow
 from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal, play_out
@@ -41,7 +42,6 @@ from coreflow_judge.events.models import (
     Effect,
     GameStarted,
     LogLine,
-    MatchStarted,
     Pass,
     Request,
     Resolve,
@@ -98,7 +98,7 @@ class _Simulator:
             gr = [f"{c}#{i}" for c in by_zone["super_gr"] for i in range(1, GR_COPIES + 1)]
             self.rng.shuffle(gr)
             zones["super_gr"][p] = gr
-        header = MatchStarted(
+        header = DuelMastersMatchStarted(
             seq=1, match_id=match_id or f"sim-duel_masters-{seed}", game="duel_masters",
             rules=f"duel_masters/{edition}", format=fmt, players=list(PLAYERS),
             decks=decks, cards=dict(cards), log_format=1,

@@ -42,6 +42,7 @@ from coreflow_judge.adjudicator.game import (
 )
 from coreflow_judge.adjudicator.games.choices import check_action_choices, choice_findings
 from coreflow_judge.adjudicator.games.common import load_edition_data
+from coreflow_judge.adjudicator.games.edition_cache import checked_data
 from coreflow_judge.adjudicator.plan import Effect, PlanStep, ResolutionPlan
 from coreflow_judge.adjudicator.policies import CoreTriggerOrder
 from coreflow_judge.events.models import Request
@@ -63,10 +64,16 @@ R_CARD = "il.カード"
 
 
 def load_edition(edition: str) -> dict[str, Any]:
-    """The edition data shipped in the package (never read from outside it)."""
-    data = load_edition_data("coreflow_judge.adjudicator.games.i_language", edition)
-    check_action_choices(data, f"edition-{edition}.yaml")
-    return data
+    """The edition data shipped in the package (never read from outside it), its choices
+    checked once per content of the data and of the code (:mod:`..edition_cache`)."""
+    package = "coreflow_judge.adjudicator.games.i_language"
+
+    def load() -> dict[str, Any]:
+        data = load_edition_data(package, edition)
+        check_action_choices(data, f"edition-{edition}.yaml")
+        return data
+
+    return checked_data(package, f"edition-{edition}", load)
 
 
 Kind = Literal["normal", "magic"]
