@@ -55,6 +55,14 @@ POSTGRES_URL = os.environ.get("COREFLOW_TEST_POSTGRES")
 SHOTS = os.environ.get("COREFLOW_SERVE_SHOTS")
 """A folder to keep the browser test's screenshots in (docs/serve.md shows them)."""
 
+LIVE = 5.0
+"""Seconds within which a change must reach an open page or stream with no reload. The
+server's stream reads the store every 0.2 s (under a second on a quiet machine, as
+benchmarks/bench_serve.py measures); the bound is wider so that a CI machine busy with
+other work does not fail a test of liveness, which is what this checks, not speed."""
+PATIENCE = 60.0
+"""Seconds a page is given to show an answer (returned as soon as it does)."""
+
 
 @pooled
 def simulated(seed: int, game: str = "blackpoker", edition: str = "9.0",
@@ -348,7 +356,7 @@ def test_a_refused_entry_calls_the_judge_at_once_and_a_ruling_answers_it(
             state = stream.next_state()
         called_in = time.monotonic() - sent
         [row] = state["tables"]
-        assert row["call"]["entry"] == "bob pass" and called_in < 1.0, called_in
+        assert row["call"]["entry"] == "bob pass" and called_in < LIVE, called_in
         # The judge's viewer, at the refused line as the record would have it.
         _s, viewer = server.text(f"/judge/{judge}/view/{match_id}?call={row['call']['id']}")
         assert "timing.no-chance" in viewer and "<html" in viewer
@@ -455,7 +463,7 @@ def test_the_pages_in_a_browser(server: Server) -> None:
         sent = time.monotonic()
         assert submit(server, other_token, "t2", 1, None, "dave pass")["status"] == "refused"
         _wait(browser, f"document.body.dataset.called.includes({json.dumps(other)})")
-        assert time.monotonic() - sent < 1.0
+        assert time.monotonic() - sent < LIVE
         _shot(browser, "serve-judge.png")
         # Its viewer opens at the refused entry, put where the table tried it.
         viewer = browser.evaluate(f"document.querySelector('[data-match={json.dumps(match_id)}]"
@@ -564,7 +572,7 @@ def test_two_table_pages_a_judge_and_a_spectator_open_at_once(server: Server) ->
                 browser.session = mine
 
         def until(tab: str, script: str) -> None:
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + PATIENCE
             while not run(tab, script):
                 assert time.monotonic() < deadline, (tab, script)
                 time.sleep(0.05)
@@ -605,7 +613,7 @@ def _fill(browser: Chromium, form: str, values: dict[str, str]) -> None:
                      " f.elements[k].value = v; })()")
 
 
-def _wait(browser: Chromium, script: str, timeout: float = 10.0) -> None:
+def _wait(browser: Chromium, script: str, timeout: float = PATIENCE) -> None:
     deadline = time.monotonic() + timeout
     while not browser.evaluate(script):
         assert time.monotonic() < deadline, f"not true in {timeout} s: {script}"
@@ -641,7 +649,7 @@ def test_two_servers_over_one_postgresql_serve_one_event() -> None:
             state = stream.next_state()
             while state["tables"][0]["last_seq"] != answer["last_seq"]:
                 state = stream.next_state()  # (the table's creation came first)
-            assert time.monotonic() - sent < 1.0
+            assert time.monotonic() - sent < LIVE
         finally:
             stream.close()
         # A table may submit to either: the other server goes on from the store.
