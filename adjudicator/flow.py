@@ -61,10 +61,13 @@ from coreflow_judge.events.models import (
     unknown_players,
 )
 
-__all__ = ["SYSTEM", "Continuation", "CoreFlow", "Derived", "Req", "Status"]
+__all__ = ["STAGE_NOT_EMPTY", "SYSTEM", "Continuation", "CoreFlow", "Derived", "Req", "Status"]
 
 SYSTEM = "system"
 """The rule system as the holder of the chance ([13]: while the stage resolves)."""
+
+STAGE_NOT_EMPTY = "stage not empty"
+"""The reason the rule system gives for a [6-10-6] discard (:meth:`CoreFlow.discards_trigger`)."""
 
 
 def _result_words(result: str, winner: str | None, reason: str | None) -> str:
@@ -439,6 +442,12 @@ class CoreFlow:
         self.add_triggers(self.rules.on_staged(self, req))
         self.run_trigger_check()
 
+    def main_timing(self, player: str) -> bool:
+        """[3]: is it ``player``'s main timing, when a request of main timing may be made:
+        the turn player's, with the stage empty? The one reading of the rule: the timing
+        check asks it, and a simulator's policy weighs its choices by it."""
+        return player == self.turn_player and not self.stage
+
     def check_request_timing(self, line: Request, action: ActionDef, report: bool) -> list[str]:
         """[3]: chance, timing and once-per-turn of a direct request; codes of what it
         breaks."""
@@ -450,7 +459,7 @@ class CoreFlow:
             broken.append(("timing.no-chance", "core[3]",
                            f"{player} requested {action.name} without holding the chance.",
                            self.chance, player))
-        if action.timing == "main":
+        if action.timing == "main" and not self.main_timing(player):
             if player != self.turn_player:
                 broken.append(("timing.main-not-turn-player", "core[3]",
                                f"{player} requested {action.name} on {self.turn_player}'s "
@@ -525,14 +534,22 @@ class CoreFlow:
             self._place_normal_trigger(first, derived=True)
         self._continue()
 
+    def discards_trigger(self, req: Req) -> bool:
+        """[6-10-6]: a triggered normal request of main timing is discarded, not placed,
+        when the stage is not empty ([6-10-4], [6-10-5]: otherwise it goes on the stage).
+        The one reading of the rule: the flow places by it, checks the log's placing
+        against it, and a simulator writes its placing by it."""
+        return req.action.speed == "normal" and req.action.timing == "main" \
+            and bool(self.stage)
+
     def _place_normal_trigger(self, req: Req, derived: bool) -> None:
         """[6-10-4]..[6-10-7]: quick -> stage; main -> stage only if the stage is empty,
-        else discarded."""
+        else discarded (:meth:`discards_trigger`)."""
         self.buffer.remove(req)
-        if req.action.timing == "main" and self.stage:
+        if self.discards_trigger(req):
             req.status = "discarded"
             if derived:
-                self.ledger.derive(Discard, dict(request=req.id, reason="stage not empty"), req)
+                self.ledger.derive(Discard, dict(request=req.id, reason=STAGE_NOT_EMPTY), req)
             return
         req.status = "stage"
         self.stage.append(req)
@@ -578,7 +595,7 @@ class CoreFlow:
         if req.action.speed == "instant":
             self.report("legality.effect-mismatch", "core[7]",
                         "An instant request is never staged; it resolves at once.")
-        elif req.action.timing == "main" and self.stage:
+        elif self.discards_trigger(req):
             self.report("order.main-trigger-not-discarded", "core[6-10-6]",
                         f"{req.action.name} has main timing and the stage was not empty: "
                         "it should have been discarded.", expected="discard", actual="stage")
@@ -596,7 +613,7 @@ class CoreFlow:
                         f"{line.request} is not waiting in the buffer.")
             return
         self._check_trigger_order(req)
-        if not (req.action.speed == "normal" and req.action.timing == "main" and self.stage):
+        if not self.discards_trigger(req):
             self.report("order.trigger-wrongly-discarded", "core[6-10-6]",
                         f"{req.action.name} should have been placed, not discarded.",
                         expected="stage", actual="discard")

@@ -370,7 +370,7 @@ class LiveTable:
         whose = f"{a.id} of {req.controller}" + (", triggered" if req.triggered else "")
         first = "; or another of these first" if several else ""
         if step == "buffer" and a.speed == "normal":
-            if a.timing == "main" and flow.stage:
+            if flow.discards_trigger(req):  # [6-10-6]
                 return f"discard {req.id}   ({whose}: main timing, the stage is not empty{first})"
             return f"stage {req.id}   ({whose}{first})"
         verb = "fizzle" if flow.rules.fizzles(flow, req) else "resolve"

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from coreflow_judge.adjudicator.flow import CoreFlow, Derived, Req
 from coreflow_judge.adjudicator.judge import judge_lines
-from coreflow_judge.adjudicator.simulation import SimulationError
+from coreflow_judge.adjudicator.simulation import SimulationError, placement
 from coreflow_judge.events.models import (
     ChanceMoved,
     Discard,
@@ -634,10 +634,7 @@ def out_of_order(code: str, resolution: Callable[[Table, Req], Wrong]) -> Make:
                 continue
             if req.action.speed == "instant":
                 return lambda req=req: resolution(t, req)  # type: ignore[misc]
-            if req.action.timing == "main" and flow.stage:
-                return one(Discard(seq=flow.next_seq, request=req.id,
-                                   reason="stage not empty"))
-            return one(Stage(seq=flow.next_seq, request=req.id))
+            return one(placement(flow, req))
         return None
     return make
 

@@ -27,8 +27,9 @@ Two readings go further, each by the rules module's own hooks and the flow's own
 (one reading of the rules, never a second copy): :func:`options` lists the requests a
 player could make now, card by card, as far as a viewer may see the cards
 (:meth:`~adjudicator.game.RulesHooks.request_options`, then the flow's timing and the
-rules' :meth:`request_findings`); :func:`decided` gives the next line when it leaves
-nobody a decision (a resolution that asks no choice, a pass by a player who could do
+rules' :meth:`request_findings`: :func:`accepted`, :func:`request_errors`, the check a
+simulator's policy makes of its candidates too); :func:`decided` gives the next line when
+it leaves nobody a decision (a resolution that asks no choice, a pass by a player who could do
 nothing else), the line ``coreflow play`` fills in for the table.
 """
 
@@ -155,8 +156,12 @@ def not_weighing(step: NextStep, line: object, code: str) -> NextStep:
     return dataclasses.replace(step, not_weighed=code)
 
 
-def next_step(flow: CoreFlow) -> NextStep:
-    """What the rules wanted next in ``flow``'s present state (see the module)."""
+def next_step(flow: CoreFlow, offers: bool = True) -> NextStep:
+    """What the rules wanted next in ``flow``'s present state (see the module).
+
+    ``offers`` False leaves :attr:`NextStep.requests` empty (the step is the same): a
+    simulator's policy tries its own candidates by the same timing checks, and working
+    out every offer at every decision would cost more than its play."""
     end = flow.recorded_end
     if flow.result is not None:
         return NextStep("over", result=flow.result.as_dict(), end_recorded=end is not None)
@@ -184,7 +189,7 @@ def next_step(flow: CoreFlow) -> NextStep:
         return NextStep("resolve", waiting=top) if top else NextStep("none")
     return NextStep("chance", holder=holder,
                     passed=tuple(p for p in flow.players if p in flow.passed),
-                    requests=allowed_requests(flow), waiting=top)
+                    requests=allowed_requests(flow) if offers else (), waiting=top)
 
 
 def allowed_requests(flow: CoreFlow) -> tuple[Allowed, ...]:
@@ -253,7 +258,7 @@ def options(flow: CoreFlow, sees: Sight, players: tuple[str, ...] | None = None,
             if key in seen:
                 continue
             seen.add(key)
-            if _accepted(flow, line, action):
+            if accepted(flow, line, action):
                 found.append(line)
                 if limit is not None and len(found) >= limit:
                     break
@@ -261,12 +266,27 @@ def options(flow: CoreFlow, sees: Sight, players: tuple[str, ...] | None = None,
             yield Options(allowed.player, action, tuple(found))
 
 
-def _accepted(flow: CoreFlow, line: Request, action: ActionDef) -> bool:
-    """The flow's timing and the rules' checks of a request raise no error for it."""
-    if flow.check_request_timing(line, action, report=False):
-        return False
-    return not any(f.severity == "error"
-                   for f in flow.rules.request_findings(flow, line, action))
+def request_errors(flow: CoreFlow, line: Request, action: ActionDef | None = None
+                   ) -> Iterator[str]:
+    """The codes of the errors the judge finds in ``line`` as a request on the table now,
+    without making it (what :meth:`CoreFlow._on_request` reports: a request the rules
+    start, [3]'s chance, timing and once per turn, and the game's checks of key cards,
+    costs, targets and choices), one by one: the first is enough to refuse a candidate."""
+    action = action or flow.rules.action(line.action)
+    if action is None:
+        yield "legality.unknown-action"
+        return
+    if not action.direct:
+        yield "timing.not-directly-actionable"
+    yield from flow.check_request_timing(line, action, report=False)
+    for f in flow.rules.request_findings(flow, line, action):
+        if f.severity == "error":
+            yield f.code
+
+
+def accepted(flow: CoreFlow, line: Request, action: ActionDef | None = None) -> bool:
+    """Would the judge find no error in ``line`` as a request now (:func:`request_errors`)?"""
+    return next(request_errors(flow, line, action), None) is None
 
 
 def decided(flow: CoreFlow, sees: Sight) -> LogLine | None:

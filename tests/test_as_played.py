@@ -368,7 +368,7 @@ def bp_game(kind: str, edition: str, seed: int, nth: int, fmt: str = "lite",
     sim = _Simulator(edition, seed, fmt, 3000, f"as-played-{seed}", frame)
 
     def steps() -> Iterator[tuple[Any, LogLine]]:
-        item = sim._next()
+        item = sim.next_item()
         yield item, item.line
 
     def effects(req: Req, line: Resolve) -> list[Fx] | None:
@@ -603,7 +603,7 @@ def dm_game(kind: str, seed: int, nth: int) -> tuple[Outcome | None, list[LogLin
     sim = _Simulator(seed, 4000, f"as-played-dm-{seed}", "1.47", "standard")
 
     def steps() -> Iterator[tuple[Any, LogLine]]:
-        line = sim._next()
+        line = sim.next_item()
         yield line, line
 
     def effects(req: Req, line: Resolve) -> list[Fx] | None:
@@ -658,7 +658,7 @@ def il_game(kind: str, seed: int, nth: int) -> tuple[Outcome | None, list[LogLin
     sim = _Simulator(seed, 2000, f"as-played-il-{seed}", "1", "standard")
 
     def steps() -> Iterator[tuple[Any, LogLine]]:
-        for line in sim._next():
+        for line in sim.next_item():
             yield line, line
 
     def effects(req: Req, line: Resolve) -> list[Fx] | None:

@@ -120,7 +120,7 @@ def test_a_wrong_turn_in_the_i_language_game_is_one_error() -> None:
                     start = TurnStarted(seq=flow.next_seq, player=again, turn=flow.turn)
                     assert flow.repair("turn", flow.next_seq, start)
                     about = again
-            for line in sim._next():
+            for line in sim.next_item():
                 sim._feed(line)
         if about is None:
             continue

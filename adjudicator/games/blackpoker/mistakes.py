@@ -39,8 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow, Derived, Req
@@ -62,6 +61,7 @@ from coreflow_judge.adjudicator.mistakes import (
     other,
     skipped,
 )
+from coreflow_judge.adjudicator.next_step import request_errors
 from coreflow_judge.adjudicator.stage import StageStack
 from coreflow_judge.events.models import Effect as LogEffect
 from coreflow_judge.events.models import (
@@ -150,7 +150,7 @@ def mistaken_game(kind: str, edition: str, seed: int, fmt: str = "lite",
             if chance is None and _an_opportunity(flow, kind, last):
                 wait = max(0, wait - 1)
             about = chance
-        feed = sim._next()
+        feed = sim.next_item()
         last = feed.line
         sim._feed(feed)
     flow.finish()
@@ -181,7 +181,7 @@ class BlackPokerTable:
         self.flow = self.sim.flow
 
     def play_next(self) -> None:
-        self.sim._feed(self.sim._next())
+        self.sim.play_next()
 
     def feed_right(self, lines: list[LogLine]) -> None:
         for line in lines:
@@ -210,29 +210,8 @@ def _set_up_by(change: Change) -> type[_Simulator]:
     return SetUp
 
 
-@contextmanager
-def _choosing(sim: _Simulator, rng: random.Random) -> Iterator[None]:
-    """The simulator's candidates drawn with the injector's random numbers: looking for a
-    moment leaves the game's own stream as it was."""
-    own, sim.rng = sim.rng, rng
-    try:
-        yield
-    finally:
-        sim.rng = own
-
-
 def _wrong(line: LogLine, used: dict[str, list[str]] | None = None) -> Wrong:
     return Wrong([line], Feed(line, used=used or {}))
-
-
-def _codes(flow: CoreFlow, rules: BlackPokerRules, line: Request, action: ActionDef
-           ) -> list[str]:
-    """The error codes ``line`` raises as a request on the table now (what
-    :meth:`CoreFlow._on_request` reports), without making it."""
-    codes = [] if action.direct else ["timing.not-directly-actionable"]
-    codes += flow.check_request_timing(line, action, report=False)
-    return codes + [f.code for f in rules.request_findings(flow, line, action)
-                    if f.severity == "error"]
 
 
 Mutation = Callable[["BlackPokerTable", Request, ActionDef, random.Random], list[Request]]
@@ -271,7 +250,7 @@ def _printed_cost(t: BlackPokerTable, line: Request, action: ActionDef, rng: ran
     魔力増加) waives part of it: the ability left out (precedence.value-mismatch)."""
     rules = t.sim.rules
     want, waivers = rules.cost_of(action, line.player,
-                                  rules.at_main_timing(t.flow, line.player))
+                                  t.flow.main_timing(line.player))
     printed = "".join(sorted(action.data.get("cost") or ""))
     if not waivers or want == printed:
         return []
@@ -305,13 +284,13 @@ def _request(t: BlackPokerTable, rng: random.Random, player: str, want: list[str
         return None  # a main request there is a missed trigger, not this mistake
     pool = [a for a in sim.rules.actions.values() if actions(a)]
     rng.shuffle(pool)
-    with _choosing(sim, rng):
+    with sim.choosing(rng):
         for action in pool:
             for tries, line in enumerate(sim._candidates(player, action)):
                 if tries >= 8:
                     break
                 for bad in mutate(t, line, action, rng):
-                    if _codes(flow, sim.rules, bad, action) == want:
+                    if list(request_errors(flow, bad, action)) == want:
                         return bad.model_copy(update={"request": f"w{flow.next_seq}"})
     return None
 

@@ -131,7 +131,7 @@ def _cost_strings(rules: BlackPokerRules, flow: CoreFlow, player: str,
     """The costs the action may be paid with now: what it costs the player (the
     quick-timing cost outside main timing), and at main timing its quick-timing cost too
     (:meth:`request_findings` takes either there)."""
-    main = rules.at_main_timing(flow, player)
+    main = flow.main_timing(player)
     want, _waivers = rules.cost_of(action, player, main)
     out = [want]
     alt = action.data.get("alt_cost")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from coreflow_judge.adjudicator.flow import SYSTEM, CoreFlow, Req
+from coreflow_judge.adjudicator.flow import CoreFlow, Req
 from coreflow_judge.adjudicator.game import ActionDef
 from coreflow_judge.adjudicator.games.blackpoker.board import Character, PlayerBoard
 from coreflow_judge.adjudicator.games.blackpoker.cards import UNKNOWN
@@ -19,19 +19,17 @@ from coreflow_judge.adjudicator.games.blackpoker.lines import (
 )
 from coreflow_judge.adjudicator.games.blackpoker.rules import BlackPokerRules
 from coreflow_judge.adjudicator.judge import start_flow
+from coreflow_judge.adjudicator.next_step import NextStep, accepted
 from coreflow_judge.adjudicator.plan import Effect
-from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal, play_out
+from coreflow_judge.adjudicator.simulation import Simulation, SimulationError, feed_legal
+from coreflow_judge.events.models import Effect as LogEffect
 from coreflow_judge.events.models import (
-    Discard,
     GameStarted,
     LogLine,
     MatchStarted,
-    Pass,
     Request,
     Resolve,
-    Stage,
 )
-from coreflow_judge.events.models import Effect as LogEffect
 
 PLAYERS = ("alice", "bob")
 CARDS = tuple(f"{s}{r}" for s in "SHDC" for r in range(1, 14)) + ("JK1", "JK2")
@@ -69,8 +67,9 @@ class Feed:
     """The player whose unseen deck cards this line puts into the hand."""
 
 
-class Simulator:
-    """One game: the engine, a seeded random player policy and the hidden cards.
+class Simulator(Simulation[Feed]):
+    """One game: the engine, a seeded random player policy and the hidden cards; what
+    comes next is the driver's (:class:`~coreflow_judge.adjudicator.simulation.Simulation`).
 
     This class plays the lite actions; the mixins of :mod:`.play_standard`,
     :mod:`.play_master` and :mod:`.play_extra` add the other formats' actions (a
@@ -95,7 +94,6 @@ class Simulator:
         self.hidden: dict[str, list[str]] = {p: [] for p in PLAYERS}
         """Faces of the hand cards the engine counts as unseen."""
         self.attackers: dict[str, list[str]] = {}
-        self._ids = 0
         self._feed(Feed(start))
 
     # ------------------------------------------------------------------ set-up
@@ -122,30 +120,12 @@ class Simulator:
             presets=plan.presets, packs=plan.packs, scenario=plan.scenario, rares=plan.rares)
         return header, start
 
-    # ------------------------------------------------------------------ the loop
-    def run(self) -> list[LogLine]:
-        return play_out(self.flow, lambda: self._feed(self._next()), self.max_lines)
+    # ------------------------------------------------------------------ feeding
+    def _item(self, line: LogLine) -> Feed:
+        return Feed(line)
 
-    def _next(self) -> Feed:
-        """What must come next, by the engine's state."""
-        flow = self.flow
-        if flow.buffer:
-            req = self.rng.choice(flow.trigger_class())
-            if req.action.speed == "instant":
-                return self._resolve(req)
-            if req.action.timing == "main" and flow.stage:
-                return Feed(Discard(seq=flow.next_seq, request=req.id,
-                                     reason="stage not empty"))
-            return Feed(Stage(seq=flow.next_seq, request=req.id))
-        if flow.awaiting_instant is not None:
-            return self._resolve(flow.awaiting_instant)
-        if flow.chance == SYSTEM:
-            if not flow.stage:
-                raise SimulationError("the rule system holds the chance on an empty stage")
-            return self._resolve(flow.stage[-1])
-        if flow.chance is None:
-            raise SimulationError("nobody holds the chance")
-        return self._decide(flow.chance)
+    def _feed_item(self, item: Feed) -> None:
+        self._feed(item)
 
     def _feed(self, item: Feed, legal: bool = True) -> None:
         """Feed one line; any error finding is a bug (unless the line is a mistake the
@@ -210,11 +190,12 @@ class Simulator:
         return self.flow.next_player(player)
 
     # ------------------------------------------------------------------ decisions
-    def _decide(self, player: str) -> Feed:
-        """The chance holder requests something legal, or passes."""
+    def _decide(self, step: NextStep) -> Feed | None:
+        """The chance holder requests something legal, or passes (None)."""
         flow = self.flow
-        main = player == flow.turn_player and not flow.stage
-        if main:
+        player = step.holder
+        assert player is not None
+        if flow.main_timing(player):
             weights = self.main_weights()
         elif self.rng.random() < QUICK_RATE:
             weights = self.quick_weights()
@@ -231,7 +212,7 @@ class Simulator:
             found = self._try_request(player, self.rules.actions[choice])
             if found is not None:
                 return found
-        return Feed(Pass(seq=flow.next_seq, player=player))
+        return None
 
     def main_weights(self) -> dict[str, float]:
         """How much the turn player likes each action at main timing (a mixin adds its
@@ -259,13 +240,9 @@ class Simulator:
         for tries, line in enumerate(self._candidates(player, action)):
             if tries >= MAX_CANDIDATES:
                 break
-            if flow.check_request_timing(line, action, report=False):
+            if not accepted(flow, line, action):
                 continue
-            found = self.rules.request_findings(flow, line, action)
-            if any(f.severity == "error" for f in found):
-                continue
-            self._ids += 1
-            line = line.model_copy(update={"request": f"r{self._ids}"})
+            line = line.model_copy(update={"request": self.new_request_id()})
             used = [_face(k) for k in line.key_cards]
             used += [_face(c.ref) for c in line.costs if c.kind == "D"]
             return Feed(line, used={player: used})
@@ -434,9 +411,8 @@ class Simulator:
     def choose_end(self, req: Req, choices: dict[str, Any], item: Feed
                    ) -> list[LogEffect] | None:
         ctl = req.controller
-        count = self._board(ctl).hand_count or 0
-        over = count - int(self.rules.pol["hand_limit"])
-        if over > 0:
+        over = self.rules.over_hand_limit(ctl)
+        if over:
             hand = self._hand(ctl)
             self.rng.shuffle(hand)
             choices["discard"] = [f"{ctl}:{c}" for c in hand[:over]]

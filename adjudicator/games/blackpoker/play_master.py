@@ -13,12 +13,14 @@ from typing import Any
 from coreflow_judge.adjudicator.flow import Req
 from coreflow_judge.adjudicator.games.blackpoker.cards import number
 from coreflow_judge.adjudicator.games.blackpoker.play import Feed, Simulator
-from coreflow_judge.adjudicator.games.blackpoker.steps_master import BJ_POINTS
+from coreflow_judge.adjudicator.games.blackpoker.steps_master import BJ_BUST, bj_count
 from coreflow_judge.events.models import Effect as LogEffect
 
 MASTER_MAIN: dict[str, float] = {"force": 4, "sword_rain": 2, "recruit": 4, "surprise": 3,
                "blackjack": 1, "rsf": 3}
 MASTER_QUICK: dict[str, float] = {"blackjack": 0.6, "rsf": 1}
+BJ_STAND = 17
+"""9.0 B・J: the simulator hits below this total and stands from it."""
 
 
 class MasterPlay(Simulator):
@@ -83,19 +85,15 @@ class MasterPlay(Simulator):
                     del rem[c]
             item.dealt = {ctl: 2}
             return None
-        # 9.0: hit below 17, stand from 17 (the deck's order is known here).
+        # 9.0: hit below BJ_STAND, stand from it (the deck's order is known here).
         decisions = []
         total = 0
         for card in self._deck(ctl):
-            n = number(card) or 0
-            points = BJ_POINTS.get(n, n)
-            if n == 1 and total + points >= 22:
-                points = 1
-            total += points
-            if total >= 22:
+            total = bj_count(total, number(card) or 0)
+            if total >= BJ_BUST:
                 break
-            decisions.append("hit" if total < 17 else "stand")
-            if total >= 17:
+            decisions.append("hit" if total < BJ_STAND else "stand")
+            if total >= BJ_STAND:
                 break
         choices["decisions"] = decisions
         return None

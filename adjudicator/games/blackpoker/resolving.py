@@ -461,7 +461,7 @@ class Resolving:
                 return
             need = len(chosen)
         else:
-            need = max(0, count - limit)
+            need = self.rules.over_hand_limit(player) or 0
         if need and raw is None:
             self.rep("log.choice-missing", "bp6.2",
                      f"{player} had {count} cards in hand at End: "

@@ -626,10 +626,6 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                         applies=spec.get("applies", {}), until="while_on_field"))
         return out
 
-    def at_main_timing(self, flow: CoreFlow, player: str) -> bool:
-        """Main timing for ``player``: their own turn and an empty stage."""
-        return flow.turn_player == player and not flow.stage
-
     def cost_of(self, action: ActionDef, player: str, main: bool = True
                 ) -> tuple[str, list[Ability]]:
         """What ``action`` costs ``player`` now: the printed cost less what the abilities in
@@ -688,6 +684,14 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
 
     def may_block(self, ch: Character) -> bool:
         return ch.state == "charge"
+
+    def over_hand_limit(self, player: str) -> int | None:
+        """bp6.2: how many cards ``player`` discards at End, down to the hand limit (0
+        when the hand is within it); None when the hand's count is not known."""
+        count = self.boards[player].hand_count
+        if count is None:
+            return None
+        return max(0, count - int(self.pol["hand_limit"]))
 
     # ------------------------------------------------------------------ requesting
     def table_allows(self, flow: CoreFlow, line: Request, action: ActionDef) -> bool:
@@ -815,7 +819,7 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
         rep = _reporter(out, line.seq)
         a = action.data
         player = line.player
-        main = self.at_main_timing(flow, player)
+        main = flow.main_timing(player)
         want, waivers = self.cost_of(action, player, main)
         if a.get("originated") or free is not None:
             want, waivers = "C", []  # the originating soldier is driven, nothing else

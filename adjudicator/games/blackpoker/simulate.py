@@ -1,12 +1,13 @@
 """Seeded random legal BlackPoker games, played through the judge's own engine.
 
-The simulator is a player, never a referee. At each point it asks the engine
+The simulator is a player, never a referee. The driver
+(:class:`~coreflow_judge.adjudicator.simulation.Simulation`) reads from the engine
 (:class:`~coreflow_judge.adjudicator.flow.CoreFlow` with the match's rules module) what must
-come next: a triggered request waiting in the buffer (``trigger_class``), an instant waiting
-for its resolution (``awaiting_instant``), a stage resolution (the rule system holds the
-``chance``), or a decision of the chance holder. For a decision it builds candidate
+come next: a triggered request waiting in the buffer, an instant waiting for its
+resolution, a stage resolution (the rule system holds the ``chance``), or a decision of the
+chance holder, and this player makes the choices. For a decision it builds candidate
 requests from the edition's action data and keeps only those the engine accepts without
-an error finding (``check_request_timing`` + ``rules.request_findings``); resolutions
+an error finding (:func:`~coreflow_judge.adjudicator.simulation.accepted`); resolutions
 carry the choices a player makes (draw count, attackers, blockers, twist state, End
 discards, the searched card). What a resolution does is never computed here: the
 simulator asks the rules for the plan (:meth:`BlackPokerRules.plan_resolution`) with its

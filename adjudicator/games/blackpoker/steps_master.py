@@ -14,6 +14,19 @@ from coreflow_judge.adjudicator.games.blackpoker.resolving import Resolving, ste
 
 BJ_POINTS = {0: 0, 1: 11, 11: 10, 12: 10, 13: 10}
 """9.0 B・J points: an A is 11 (1 where 11 would make 22 or more), J-K 10, a Joker 0."""
+BJ_BUST = 22
+"""9.0 B・J: a total of this or more sends every revealed card to the graveyard."""
+
+
+def bj_count(total: int, n: int) -> int:
+    """9.0 B・J: the total once a card of number ``n`` is turned up on ``total`` (its
+    points, :data:`BJ_POINTS`; an A counts 1 where 11 would reach :data:`BJ_BUST`). The
+    one count: the resolution (:meth:`MasterSteps.step_blackjack`) and a player deciding
+    to hit or stand both read it."""
+    points = BJ_POINTS.get(n, n)
+    if n == 1 and total + points >= BJ_BUST:
+        points = 1
+    return total + points
 
 
 @step_mixin
@@ -191,11 +204,8 @@ class MasterSteps(Resolving):
                          severity="warning")
                 b.deck = None
                 return
-            points = BJ_POINTS.get(n, n)
-            if n == 1 and total + points >= 22:
-                points = 1
-            total += points
-            if total >= 22:
+            total = bj_count(total, n)
+            if total >= BJ_BUST:
                 break
             if decisions is None:
                 self.rep("log.choice-missing", "bp6.2", "B・J: hit or stand is not recorded; "
@@ -215,7 +225,7 @@ class MasterSteps(Resolving):
                      f"call for {asked} (total {total}).", expected=asked,
                      actual=len(decisions))
         self.emit(op="reveal", player=player, cards=[f"{player}:{c}" for c in revealed])
-        to = "graveyard" if total >= 22 else "hand"
+        to = "graveyard" if total >= BJ_BUST else "hand"
         for card in revealed:
             if to == "hand":
                 b.add_to_hand(card)

@@ -11,8 +11,7 @@ alone (docs/mistakes.md gathers the tables of every game).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from coreflow_judge.adjudicator.flow import CoreFlow, Req
@@ -28,6 +27,7 @@ from coreflow_judge.adjudicator.mistakes import (
     one,
     other,
 )
+from coreflow_judge.adjudicator.next_step import accepted, request_errors
 from coreflow_judge.events.models import Effect, LogLine, Pass, Request, Resolve
 
 EDITION = "1.47"
@@ -44,7 +44,7 @@ class DuelMastersTable:
         self.flow = self.sim.flow
 
     def play_next(self) -> None:
-        self.sim._feed(self.sim._next())
+        self.sim.play_next()
 
     def feed_right(self, lines: list[LogLine]) -> None:
         for line in lines:
@@ -60,27 +60,6 @@ def _resolution(t: Table, req: Req) -> Wrong:
     """The simulator's resolution of ``req`` (its choices)."""
     assert isinstance(t, DuelMastersTable)
     return Wrong([t.sim._resolve(req)])
-
-
-@contextmanager
-def _choosing(sim: _Simulator, rng: random.Random) -> Iterator[None]:
-    """The simulator's candidates drawn with the injector's random numbers."""
-    own, sim.rng = sim.rng, rng
-    try:
-        yield
-    finally:
-        sim.rng = own
-
-
-def _codes(flow: CoreFlow, line: Request) -> list[str]:
-    """The error codes ``line`` raises as a request on the table now, without making it."""
-    action = flow.rules.action(line.action)
-    if action is None:
-        return ["legality.unknown-action"]
-    codes = [] if action.direct else ["timing.not-directly-actionable"]
-    codes += flow.check_request_timing(line, action, report=False)
-    return codes + [f.code for f in flow.rules.request_findings(flow, line, action)
-                    if f.severity == "error"]
 
 
 Mutation = Callable[[DuelMastersTable, Request, random.Random], list[Request]]
@@ -151,7 +130,7 @@ def _request_moment(want: str, who: Callable[[CoreFlow], str | None],
         if player is None or flow.pending_decisions():
             return None
         before = prefix(flow) if prefix is not None else []
-        with _choosing(t.sim, rng):
+        with t.sim.choosing(rng):
             pool = _candidates(t, player)
         rng.shuffle(pool)
         saved = (flow.chance, set(flow.passed))
@@ -160,7 +139,7 @@ def _request_moment(want: str, who: Callable[[CoreFlow], str | None],
         try:
             for line in pool:
                 for bad in mutate(t, line, rng):
-                    if _codes(flow, bad) == [want]:
+                    if list(request_errors(flow, bad)) == [want]:
                         done = bad.model_copy(update={"request": f"w{flow.next_seq}",
                                                       "seq": flow.next_seq + len(before)})
                         return lambda done=done: Wrong([*before, done])  # type: ignore[misc]
@@ -202,11 +181,11 @@ def _went_on_without(t: Table, rng: random.Random) -> Moment | None:
     if _waiting(t) is None or flow.chance != flow.turn_player or flow.turn_player is None:
         return None
     player = flow.turn_player
-    with _choosing(t.sim, rng):
+    with t.sim.choosing(rng):
         pool = [ln for ln in _candidates(t, player) if ln.action != "end_turn"]
     rng.shuffle(pool)
     for line in pool:
-        if t.sim._accepted(line):
+        if accepted(flow, line):
             return one(line.model_copy(update={"request": f"w{flow.next_seq}",
                                                "seq": flow.next_seq}))
     return None

@@ -530,12 +530,24 @@ class DuelMastersRules(RulesHooks):
         return next((c for c in self.boards[player].battle
                      if (o := self.override(c, "draw")) is not None and not o.allow), None)
 
-    def turn_hook(self, flow: CoreFlow, req: Req) -> str:
-        """The card text a start / end of turn ability resolves: its controller's own turn's
-        or the opponent's turn's."""
-        hooks = req.action.data.get("hooks") or {}
-        own = req.controller == flow.turn_player
-        return str(hooks.get("own" if own else "opponent", ""))
+    def ability_hook(self, flow: CoreFlow, req: Req) -> str | None:
+        """The card text a triggered ability request resolves, by its action's data: the
+        one it names (``hook``: ``cip``, ``on_attack``, ...), or for a start / end of turn
+        ability (dm§3.1, dm§3.6, ``hooks``) its controller's own turn's or the opponent's
+        turn's; None for an action that resolves no ability's text."""
+        data = req.action.data
+        hooks = data.get("hooks")
+        if isinstance(hooks, dict):
+            own = req.controller == flow.turn_player
+            return str(hooks.get("own" if own else "opponent", ""))
+        hook = data.get("hook")
+        return str(hook) if hook is not None else None
+
+    def shields_broken(self, attacker: Creature, player: str) -> int:
+        """dm§3.5: how many of ``player``'s shields ``attacker`` breaks: its breaker count,
+        or every shield left when there are fewer."""
+        shields = self.boards[player].shields
+        return min(attacker.breaker, len(shields or []))
 
     def sick(self, flow: CoreFlow, c: Creature) -> bool:
         """Summoning sickness: it was put into the battle zone this turn (dm§2.2)."""
@@ -684,16 +696,24 @@ class DuelMastersRules(RulesHooks):
         return None
 
     # ------------------------------------------------------------------ requesting
+    def step_passed(self, step: str) -> bool:
+        """dm§3: this turn is past ``step``; the active player may no longer request an
+        action of that step."""
+        return self.steps.index(step) < self.step
+
+    def mana_charged(self) -> bool:
+        """dm§3.3: the active player has charged as many cards as a turn allows."""
+        return self.charges >= int(self.pol["mana_charges_per_turn"])
+
     def table_allows(self, flow: CoreFlow, line: Request, action: ActionDef) -> bool:
         """What the rules want next weighs the turn's steps (dm§3: no action of a step the
         turn has passed) and the one mana charge per turn (dm§3.3): the parts of
         :meth:`request_findings` that need no key card, mana or target."""
         step = action.data.get("step")
-        if step is not None and line.player == flow.turn_player and \
-                self.steps.index(step) < self.step:
+        if step is not None and line.player == flow.turn_player and self.step_passed(step):
             return False
         return not (action.id == "charge_mana" and line.player == flow.turn_player
-                    and self.charges >= int(self.pol["mana_charges_per_turn"]))
+                    and self.mana_charged())
 
     def request_choices(self, line: Request) -> dict[str, Any]:
         """The request's choices the judge reads (of the action's declared shapes)."""
@@ -720,8 +740,7 @@ class DuelMastersRules(RulesHooks):
                 actual=[c.kind for c in line.costs])
         step = action.data.get("step")
         if step is not None and player == flow.turn_player:
-            want = self.steps.index(step)
-            if want < self.step:
+            if self.step_passed(step):
                 now = self.step_name()
                 rep("legality.step-order", "dm§3",
                     f"{action.name} belongs to the {step} step, and this turn is already in "
@@ -732,7 +751,7 @@ class DuelMastersRules(RulesHooks):
         aid = action.id
         if aid == "charge_mana":
             self._check_hand_key(line, board, None, rep)
-            if self.charges >= int(self.pol["mana_charges_per_turn"]):
+            if self.mana_charged():
                 rep("legality.mana-charge-twice", "dm§3.3",
                     f"{player} already charged mana this turn: one card per turn.",
                     expected=1, actual=self.charges + 1)
@@ -1554,14 +1573,6 @@ class _Resolving:
             self.trigger("draw", source, nxt)
         rules.drawn_early.clear()
 
-    @resolves("start_of_turn")
-    def do_start_of_turn(self) -> None:
-        self._ability(self.rules.turn_hook(self.flow, self.req))
-
-    @resolves("end_of_turn")
-    def do_end_of_turn(self) -> None:
-        self._ability(self.rules.turn_hook(self.flow, self.req))
-
     # ------------------------------------------------------------------ the attack
     @resolves("block")
     def do_block(self) -> None:
@@ -1648,7 +1659,7 @@ class _Resolving:
     def break_shields(self, attacker: Creature, player: str) -> None:
         b = self.rules.boards[player]
         shields = b.shields if b.shields is not None else []
-        n = min(attacker.breaker, len(shields))
+        n = self.rules.shields_broken(attacker, player)
         named = self.choices.get("shields")
         picked: list[int] = []
         if named is None:
@@ -1722,29 +1733,22 @@ class _Resolving:
             return [t]
         return [str(x) for x in t] if isinstance(t, list) else []
 
-    def _ability(self, hook: str) -> None:
+    @resolves("cip")
+    @resolves("on_attack")
+    @resolves("on_break")
+    @resolves("on_destroy")
+    @resolves("start_of_turn")
+    @resolves("end_of_turn")
+    def do_ability(self) -> None:
+        """A triggered ability resolves: its card's text of the hook its action names
+        (:meth:`DuelMastersRules.ability_hook`)."""
         src = str(self.req.source or "")
         card = card_of(src)
         cdef = self.rules.card(card)
-        if cdef is None:
+        hook = self.rules.ability_hook(self.flow, self.req)
+        if cdef is None or hook is None:
             return
         self.run_effects(self.req.controller, cdef, hook, self._chosen_targets())
-
-    @resolves("cip")
-    def do_cip(self) -> None:
-        self._ability("cip")
-
-    @resolves("on_attack")
-    def do_on_attack(self) -> None:
-        self._ability("on_attack")
-
-    @resolves("on_break")
-    def do_on_break(self) -> None:
-        self._ability("on_break")
-
-    @resolves("on_destroy")
-    def do_on_destroy(self) -> None:
-        self._ability("on_destroy")
 
     @resolves("s_trigger")
     def do_s_trigger(self) -> None:

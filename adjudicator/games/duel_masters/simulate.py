@@ -1,12 +1,13 @@
 """Seeded random legal Duel Masters games, played through the judge's own engine.
 
-The simulator is a player, never a referee. At each point it asks the engine
-(:class:`~adjudicator.flow.CoreFlow` with :class:`DuelMastersRules`) what must come next:
-an instant request waiting for its resolution (``awaiting_instant``), a pending effect
-in the buffer (``trigger_class``: the engine's own dm101.4a order), or a decision of the
-active player. For a decision it builds candidate requests from the table (hand, mana,
+The simulator is a player, never a referee: the driver
+(:class:`~coreflow_judge.adjudicator.simulation.Simulation`) reads what must come next
+from the engine (:class:`~adjudicator.flow.CoreFlow` with :class:`DuelMastersRules`): a
+pending effect in the buffer (the engine's own dm101.4a order), an instant request waiting
+for its resolution, or a decision of the player holding the chance (the non-active player
+passes). For a decision it builds candidate requests from the table (hand, mana,
 creatures) and keeps only those the engine accepts without an error finding
-(``check_request_timing`` + ``rules.request_findings``); resolutions carry the choices the
+(:func:`~coreflow_judge.adjudicator.simulation.accepted`); resolutions carry the choices the
 rules ask for (the blocker, the shields broken, whether an S-Trigger or G-Strike is used,
 the creature an ability chooses). Every line it feeds must raise no error finding: one that
 does is a :class:`SimulationError`, a bug in the engine or in the simulator.
@@ -37,12 +38,12 @@ from coreflow_judge.adjudicator.games.duel_masters.cards import CardDef
 from coreflow_judge.adjudicator.games.duel_masters.lines import DuelMastersMatchStarted
 from coreflow_judge.adjudicator.games.duel_masters.rules import DuelMastersRules
 from coreflow_judge.adjudicator.judge import start_flow
-from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal, play_out
+from coreflow_judge.adjudicator.next_step import NextStep, accepted
+from coreflow_judge.adjudicator.simulation import Simulation, SimulationError, feed_legal
 from coreflow_judge.events.models import (
     Effect,
     GameStarted,
     LogLine,
-    Pass,
     Request,
     Resolve,
 )
@@ -76,8 +77,9 @@ def sample_cards() -> dict[str, Any]:
     return data
 
 
-class _Simulator:
-    """One game: the engine and a seeded random player policy."""
+class _Simulator(Simulation[LogLine]):
+    """One game: the engine and a seeded random player policy (the driver:
+    :class:`~coreflow_judge.adjudicator.simulation.Simulation`)."""
 
     def __init__(self, seed: int, max_lines: int, match_id: str | None, edition: str,
                  fmt: str) -> None:
@@ -109,26 +111,16 @@ class _Simulator:
         if not isinstance(rules, DuelMastersRules):
             raise SimulationError("the engine did not load the Duel Masters rules")
         self.rules: DuelMastersRules = rules
-        self._ids = 0
         self.aggression = self.rng.choice(AGGRESSION)
         first = self.rng.choice(PLAYERS)
         self._feed(GameStarted(seq=2, first_player=first))
 
-    # ------------------------------------------------------------------ the loop
-    def run(self) -> list[LogLine]:
-        return play_out(self.flow, lambda: self._feed(self._next()), self.max_lines)
+    # ------------------------------------------------------------------ feeding
+    def _item(self, line: LogLine) -> LogLine:
+        return line
 
-    def _next(self) -> LogLine:
-        flow = self.flow
-        if flow.awaiting_instant is not None:
-            return self._resolve(flow.awaiting_instant)
-        if flow.buffer:
-            return self._resolve(self.rng.choice(flow.trigger_class()))
-        if flow.chance is None or flow.chance not in PLAYERS:
-            raise SimulationError(f"unexpected chance holder {flow.chance!r}")
-        if flow.chance != flow.turn_player:
-            return Pass(seq=flow.next_seq, player=flow.chance)
-        return self._decide(flow.chance)
+    def _feed_item(self, item: LogLine) -> None:
+        self._feed(item)
 
     def _feed(self, line: LogLine) -> None:
         feed_legal(self.flow, line)
@@ -140,13 +132,13 @@ class _Simulator:
     def _hand(self, player: str) -> list[str]:
         return sorted(self.rules.boards[player].hand_known.elements())
 
-    def _new_id(self) -> str:
-        self._ids += 1
-        return f"r{self._ids}"
-
     # ------------------------------------------------------------------ decisions
-    def _decide(self, player: str) -> LogLine:
-        """The active player requests something legal (ending the turn at last)."""
+    def _decide(self, step: NextStep) -> LogLine | None:
+        """The active player requests something legal (ending the turn at last); the
+        non-active player passes."""
+        player = step.holder
+        if player is None or player != self.flow.turn_player:
+            return None
         rng = self.rng
         candidates: list[tuple[float, Request]] = []
         for line in self._charges(player):
@@ -162,18 +154,10 @@ class _Simulator:
             weights = [w for w, _ in candidates]
             i = rng.choices(range(len(candidates)), weights)[0]
             _, line = candidates.pop(i)
-            if self._accepted(line):
-                return line.model_copy(update={"request": self._new_id()})
-        return Request(seq=self.flow.next_seq, request=self._new_id(), player=player,
+            if accepted(self.flow, line):
+                return line.model_copy(update={"request": self.new_request_id()})
+        return Request(seq=self.flow.next_seq, request=self.new_request_id(), player=player,
                        action="end_turn")
-
-    def _accepted(self, line: Request) -> bool:
-        action = self.rules.action(line.action)
-        assert action is not None
-        if self.flow.check_request_timing(line, action, report=False):
-            return False
-        found = self.rules.request_findings(self.flow, line, action)
-        return not any(f.severity == "error" for f in found)
 
     def _probe(self, player: str, action: str, **kw: Any) -> Request:
         return Request(seq=self.flow.next_seq, request="probe", player=player, action=action,
@@ -181,7 +165,7 @@ class _Simulator:
 
     def _charges(self, player: str) -> list[Request]:
         r = self.rules
-        if r.charges or r.step > r.steps.index("charge"):
+        if r.mana_charged() or r.step_passed("charge"):
             return []
         hand = self._hand(player)
         if not hand:
@@ -191,7 +175,7 @@ class _Simulator:
 
     def _plays(self, player: str) -> list[Request]:
         r = self.rules
-        if r.step > r.steps.index("main"):
+        if r.step_passed("main"):
             return []
         out = []
         for card in self._hand(player):
@@ -222,7 +206,7 @@ class _Simulator:
     def _crosses(self, player: str) -> list[Request]:
         """Cross a gear in the battle zone to another of the player's creatures."""
         r = self.rules
-        if r.step > r.steps.index("main"):
+        if r.step_passed("main"):
             return []
         out = []
         for gear in r.boards[player].gears:
@@ -259,11 +243,8 @@ class _Simulator:
             choices = self._block_choices(req)
         elif aid in ("s_trigger", "g_strike"):
             choices = self._shield_trigger_choices(req)
-        elif aid in ("cip", "on_attack", "on_break", "on_destroy", "start_of_turn",
-                     "end_of_turn"):
+        elif (hook := self.rules.ability_hook(self.flow, req)) is not None:
             cdef = self.rules.card(str(req.source).partition(":")[2])
-            hook = self.rules.turn_hook(self.flow, req) if aid in (
-                "start_of_turn", "end_of_turn") else aid
             if cdef is not None:
                 choices = self._targets(req.controller, cdef, hook)
         choices.update(self._psychic_choice(req, choices))
@@ -279,6 +260,7 @@ class _Simulator:
         """The psychic creature a ``hyperspatial`` effect of the resolving spell or ability
         brings out (``choices.hyperspatial``), among those the rules allow."""
         aid = req.action.id
+        hook: str | None
         if aid == "cast":
             cdef, hook = self.rules.card(str(req.data.get("card"))), "spell"
         elif aid == "s_trigger":
@@ -287,10 +269,9 @@ class _Simulator:
                 return {}
         else:
             cdef = self.rules.card(str(req.source).partition(":")[2])
-            hook = self.rules.turn_hook(self.flow, req) if aid in (
-                "start_of_turn", "end_of_turn") else aid
+            hook = self.rules.ability_hook(self.flow, req)
         effect = next((e for e in cdef.effects(hook) if e.kind == "hyperspatial"),
-                      None) if cdef is not None else None
+                      None) if cdef is not None and hook is not None else None
         if effect is None:
             return {}
         legal = self.rules.psychic_options(req.controller, effect)
@@ -318,7 +299,7 @@ class _Simulator:
         if attack.target != defender:
             return {}
         shields = r.boards[defender].shields or []
-        n = min(attacker.breaker, len(shields))
+        n = r.shields_broken(attacker, defender)
         if n == 0:
             return {}
         picked = self.rng.sample(shields, n)  # written always: the faces become known

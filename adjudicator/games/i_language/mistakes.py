@@ -27,6 +27,7 @@ from coreflow_judge.adjudicator.mistakes import (
     one,
     spurious,
 )
+from coreflow_judge.adjudicator.next_step import request_errors
 from coreflow_judge.events.models import (
     Effect,
     GameStarted,
@@ -50,8 +51,7 @@ class ILanguageTable:
         self.flow = self.sim.flow
 
     def play_next(self) -> None:
-        for line in self.sim._next():
-            self.sim._feed(line)
+        self.sim.play_next()
 
     def feed_right(self, lines: list[LogLine]) -> None:
         for line in lines:
@@ -84,8 +84,8 @@ def _ability_card(flow: CoreFlow) -> str | None:
     """A standing card of the turn player whose ability the rules start (on attack or
     when destroyed): what a spurious trigger line names as its source."""
     rules = flow.rules
-    cards = [c for c in rules.standing(flow.turn_player) if c.d.abilities and  # type: ignore[attr-defined]
-             c.d.timing in ("on_attack", "on_destroyed") and not c.used] \
+    cards = [c for c in rules.standing(flow.turn_player)  # type: ignore[attr-defined]
+             if c.ability_ready("on_attack") or c.ability_ready("on_destroyed")] \
         if flow.turn_player is not None else []
     return cards[0].ref if cards else None
 
@@ -99,17 +99,6 @@ def _request(flow: CoreFlow, player: str, action: str, key: str, targets: list[s
              ) -> Request:
     return Request(seq=flow.next_seq, request=f"w{flow.next_seq}", player=player,
                    action=action, key_cards=[key], targets=targets)
-
-
-def _codes(flow: CoreFlow, line: Request) -> list[str]:
-    """The error codes ``line`` raises as a request on the table now, without making it."""
-    action = flow.rules.action(line.action)
-    if action is None:
-        return ["legality.unknown-action"]
-    codes = [] if action.direct else ["timing.not-directly-actionable"]
-    codes += flow.check_request_timing(line, action, report=False)
-    return codes + [f.code for f in flow.rules.request_findings(flow, line, action)
-                    if f.severity == "error"]
 
 
 def _request_moment(want: str) -> Make:
@@ -129,7 +118,7 @@ def _request_moment(want: str) -> Make:
             for target in cards[:8]:
                 for line in (_request(flow, player, "attack", key, [target]),
                              _request(flow, player, "ability", key, [])):
-                    if _codes(flow, line) == [want]:
+                    if list(request_errors(flow, line)) == [want]:
                         return one(line)
         return None
     return make

@@ -122,6 +122,16 @@ class CardState:
         """Not incapacitated: in the camp with durability above 0 (il.状態)."""
         return self.normal and not self.removed and self.durability > 0
 
+    def attacked_in(self, turn: int) -> bool:
+        """Each normal card attacks at most once per turn: has it attacked in ``turn``?"""
+        return self.attacked_turn is not None and self.attacked_turn == turn
+
+    def ability_ready(self, timing: str) -> bool:
+        """The card has a special ability of ``timing`` (il.特殊能力: ``main``, requested
+        by its player; ``on_attack``, ``on_destroyed``, started by the rules) not yet used
+        (once per game)."""
+        return self.d.timing == timing and bool(self.d.abilities) and not self.used
+
     @property
     def state(self) -> str:
         if not self.normal:
@@ -333,6 +343,11 @@ class ILanguageRules(RulesHooks):
         return self.deck_cost(player) + sum(
             c.d.cost for c in self.decks.get(player, []) if not c.normal and c.used)
 
+    def cost_over(self, player: str, adding: int = 0) -> bool:
+        """il.コスト / il.敗北: is ``player``'s total cost (with ``adding`` more: a magic
+        card about to be declared) over the initial cost? At the game's end that loses."""
+        return self.total_cost(player) + adding > self.initial_cost
+
     # ------------------------------------------------------------------ [1] game start
     def start_game(self, flow: CoreFlow, header: MatchStarted, line: GameStarted) -> None:
         """The decks of the header form the camps; check each deck (il.デッキ)."""
@@ -496,7 +511,7 @@ class ILanguageRules(RulesHooks):
             rep("legality.key-card-invalid",
                 f"{card.ref} is incapacitated ({card.state}): it cannot attack.",
                 actual=card.state)
-        if card.attacked_turn is not None and card.attacked_turn == flow.turn:
+        if card.attacked_in(flow.turn):
             rep("timing.once-per-turn", f"{card.ref} already attacked this turn: each normal "
                 "card attacks at most once per turn.", expected="once this turn",
                 actual="twice")
@@ -592,7 +607,7 @@ class ILanguageRules(RulesHooks):
         wiped = [p for p in players if not self.standing(p)]
         if not wiped and not self.over:
             return None
-        over = [p for p in players if self.total_cost(p) > self.initial_cost]
+        over = [p for p in players if self.cost_over(p)]
         if len(over) == len(players):
             return GameResult("draw", None, "cost_over")
         if over:
@@ -920,6 +935,6 @@ class _Resolving:
 
     @staticmethod
     def _trigger(card: CardState, timing: str) -> list[TriggerSpec]:
-        if card.d.timing != timing or card.used or not card.d.abilities:
+        if not card.ability_ready(timing):
             return []
         return [TriggerSpec("ability", card.ref, card.owner)]

@@ -1,8 +1,10 @@
 """Seeded random legal i-language games, played through the judge's own engine.
 
-The simulator is a player, never a referee: it asks the engine (:class:`CoreFlow` with
-:class:`ILanguageRules`) what must come next — a triggered ability waiting in the buffer,
-an instant waiting for its resolution, or a decision of the turn player — and feeds one
+The simulator is a player, never a referee: the driver
+(:class:`~coreflow_judge.adjudicator.simulation.Simulation`) reads from the engine
+(:class:`CoreFlow` with :class:`ILanguageRules`) what must come next — a triggered
+ability waiting in the buffer, an instant waiting for its resolution, or a decision of the
+player holding the chance (the turn player; another passes it back) — and feeds one
 line at a time. Any error finding on a line it feeds is a :class:`SimulationError` (a bug
 in the engine or the simulator). The effects it records on half the resolutions are those
 of the rules module's plan (:meth:`ILanguageRules.preview`); which ability a die picks and
@@ -33,13 +35,13 @@ from coreflow_judge.adjudicator.games.i_language.rules import (
     may_target,
 )
 from coreflow_judge.adjudicator.judge import start_flow
-from coreflow_judge.adjudicator.simulation import SimulationError, feed_legal, play_out
+from coreflow_judge.adjudicator.next_step import NextStep
+from coreflow_judge.adjudicator.simulation import Simulation, SimulationError, feed_legal
 from coreflow_judge.events.models import (
     Effect,
     GameStarted,
     LogLine,
     MatchStarted,
-    Pass,
     Request,
     Resolve,
     Roll,
@@ -104,7 +106,11 @@ def card_set(rng: random.Random) -> dict[str, dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------- the game
-class _Simulator:
+class _Simulator(Simulation[list[LogLine]]):
+    """One game: the engine and a seeded random player policy (the driver:
+    :class:`~coreflow_judge.adjudicator.simulation.Simulation`); what it feeds at once is
+    a line, or a die roll and the line it decides."""
+
     def __init__(self, seed: int, max_lines: int, match_id: str, edition: str,
                  fmt: str) -> None:
         self.rng = random.Random(seed)
@@ -130,7 +136,6 @@ class _Simulator:
         self.rules: ILanguageRules = rules
         self.prepared: dict[str, dict[str, Any]] = {}
         """Resolve choices decided before the request (the die rolled first)."""
-        self._ids = 0
         self._start(start)
 
     def _recorded(self, header: MatchStarted, start: GameStarted
@@ -143,12 +148,12 @@ class _Simulator:
         """Feed the game start (its findings are the header's: a wrong set-up's)."""
         self._feed(start)
 
-    def run(self) -> list[LogLine]:
-        def play_next() -> None:
-            for line in self._next():
-                self._feed(line)
+    def _item(self, line: LogLine) -> list[LogLine]:
+        return [line]
 
-        return play_out(self.flow, play_next, self.max_lines)
+    def _feed_item(self, item: list[LogLine]) -> None:
+        for line in item:
+            self._feed(line)
 
     def _feed(self, line: LogLine) -> None:
         feed_legal(self.flow, line)
@@ -156,23 +161,15 @@ class _Simulator:
     def _seq(self, offset: int = 0) -> int:
         return self.flow.next_seq + offset
 
-    # ------------------------------------------------------------------ what comes next
-    def _next(self) -> list[LogLine]:
-        flow = self.flow
-        if flow.chance in flow.players and flow.chance != flow.turn_player and \
-                not flow.pending_decisions():
-            # Only a table that moved the chance away (a mistake, :mod:`.mistakes`) gets
-            # here: the player holding it passes it back.
-            return [Pass(seq=flow.next_seq, player=flow.chance)]
-        if flow.buffer:
-            return self._resolve(self.rng.choice(flow.trigger_class()))
-        if flow.awaiting_instant is not None:
-            return self._resolve(flow.awaiting_instant)
-        return self._decide()
-
-    def _decide(self) -> list[LogLine]:
+    # ------------------------------------------------------------------ decisions
+    def _decide(self, step: NextStep) -> list[LogLine] | None:
+        """The turn player attacks, uses an ability or ends the turn (any player may first
+        declare a magic card); another player holding the chance passes it back (only a
+        table that moved it away, a mistake of :mod:`.mistakes`, gets there)."""
         rng = self.rng
         flow = self.flow
+        if step.holder != flow.turn_player:
+            return None
         if rng.random() < MAGIC_RATE:
             player = rng.choice(PLAYERS)
             found = self._magic(player)
@@ -183,9 +180,9 @@ class _Simulator:
         opponents = self.rules.standing(self.rules.opponent(tp))
         options: list[tuple[str, CardState]] = []
         for card in self.rules.standing(tp):
-            if card.attacked_turn != flow.turn and opponents:
+            if not card.attacked_in(flow.turn) and opponents:
                 options.append(("attack", card))
-            if card.d.timing == "main" and card.d.abilities and not card.used:
+            if card.ability_ready("main"):
                 options.append(("ability", card))
         if options and rng.random() < ACT_RATE:
             action, card = rng.choice(options)
@@ -200,8 +197,7 @@ class _Simulator:
         if not left:
             return []
         card = self.rng.choice(left)
-        total = self.rules.total_cost(player) + card.d.cost
-        if total > self.rules.initial_cost and self.rng.random() >= OVER_BUDGET_RATE:
+        if self.rules.cost_over(player, card.d.cost) and self.rng.random() >= OVER_BUDGET_RATE:
             return []
         return self._use(player, "magic", card)
 
@@ -217,8 +213,7 @@ class _Simulator:
 
     def _request(self, player: str, action: str, card: CardState | None, targets: list[str],
                  offset: int = 0) -> Request:
-        self._ids += 1
-        return Request(seq=self._seq(offset), request=f"r{self._ids}", player=player,
+        return Request(seq=self._seq(offset), request=self.new_request_id(), player=player,
                        action=action, key_cards=[card.ref] if card else [], targets=targets)
 
     def _roll(self, player: str, n: int, offset: int) -> tuple[Roll, int]:
