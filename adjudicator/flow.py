@@ -10,6 +10,11 @@ discards, turn starts, the game end) into its :class:`~adjudicator.ledger.Ledger
 matches them with the lines the log does contain; the flow rules on what a match or a
 mismatch means.
 
+What the flow does when a table went off the chart's script (a rule-system line the
+ledger does not match, a name the judge made up, a step the table went on without, a repair
+the judge's planner takes as played) is the work of its
+:class:`~adjudicator.reconcile.Reconciler`, called at named points.
+
 The flow knows nothing of any one game: actions, costs, effects, triggers and the
 win/lose check come from the :class:`~adjudicator.game.GameRules` module of the match.
 """
@@ -20,6 +25,7 @@ import fnmatch
 from enum import Enum
 from typing import Any
 
+from coreflow_judge.adjudicator import reconcile
 from coreflow_judge.adjudicator.findings import (
     Finding,
     FindingList,
@@ -27,8 +33,6 @@ from coreflow_judge.adjudicator.findings import (
     finding,
     listed,
     one_per_code,
-    weight,
-    withdraw_part,
 )
 from coreflow_judge.adjudicator.game import (
     ActionDef,
@@ -72,21 +76,8 @@ def _result_words(result: str, winner: str | None, reason: str | None) -> str:
     return f"{winner} wins{why}" if result == "win" else f"a draw{why}"
 
 
-_DONE = frozenset({"resolved", "fizzled", "negated", "discarded"})
-
-
 def _id(req: Req) -> str:
     return req.id
-
-
-def _player_named(line: LogLine | None) -> str | None:
-    """The player a line names as its actor: who starts a turn, requests or passes, who
-    controls a trigger, who the chance goes to."""
-    for name in ("player", "controller", "to"):
-        who = getattr(line, name, None)
-        if isinstance(who, str) and who != SYSTEM:
-            return who
-    return None
 
 
 class Continuation(Enum):
@@ -160,6 +151,14 @@ class CoreFlow:
         finding itself adds its weight): what the judge's repair planner weighs after each
         line, without counting them all again."""
 
+    @property
+    def reconciler(self) -> reconcile.Reconciler:
+        """The part that takes a table that went off the chart's script as it played (its
+        own module). Made at each use: a flow refers to nothing that refers back to it, so
+        the many flows the judge's repair planner replays are freed as soon as they are
+        done, with no cyclic garbage collection."""
+        return reconcile.Reconciler(self)
+
     # ------------------------------------------------------------------ the ledger's parts
     @property
     def requests(self) -> dict[str, Req]:
@@ -201,12 +200,6 @@ class CoreFlow:
 
     def pending_decisions(self) -> bool:
         return bool(self.buffer) or self.awaiting_instant is not None
-
-    def _result_text(self) -> str:
-        r = self.result
-        if r is None:
-            return "undecided"
-        return f"{r.winner} wins by {r.reason}" if r.result == "win" else f"draw ({r.reason})"
 
     # ------------------------------------------------------------------ feeding
     def _since(self, start: int) -> list[Finding]:
@@ -259,22 +252,11 @@ class CoreFlow:
         if kind in DERIVABLE:
             if kind == "chance_moved" and ledger.match_chance(line):  # type: ignore[arg-type]
                 return  # the commonest line, where the rules expect it
-            if self._on_rule_system_line(line):
+            if self.reconciler.rule_system_line(line):
                 return
         # A decision line: whatever the log left out before it is taken as done.
         if self.result is not None and not isinstance(line, GameEnded):
-            # The table never recorded the end: the complete log does not invent it either,
-            # so the log and its normalized form are ruled alike.
-            ledger.take_as_done()
-            ledger.omit_last(GameEnded)
-            ledger.record(line)
-            self.report(
-                "order.win-check-missed", "core[9]",
-                f"The game was already over ({self._result_text()}); play went on.",
-                expected="game_ended", actual=line.type,
-            )
-            self.end_missed = True
-            self.stop_judging()
+            self.reconciler.played_on_after_end(line)  # [9] missed: the game was over
             return
         ledger.decision(line)
         self.turn_untouched = False
@@ -312,156 +294,14 @@ class CoreFlow:
         self.silenced = True
 
     def repair(self, kind: str, seq: int, line: LogLine | None = None) -> bool:
-        """:meth:`_repair`, its finding one per code per line with the line's own."""
+        """Take the table as it played before line ``seq`` (the reconciler's
+        :meth:`~adjudicator.reconcile.Reconciler.repair`), its finding one per code per
+        line with the line's own."""
         start = len(self.findings)
         self._withdrawn = self._earlier_breaks = 0
-        done = self._repair(kind, seq, line)
+        done = self.reconciler.repair(kind, seq, line)
         self._count_breaks(start)
         return done
-
-    def _repair(self, kind: str, seq: int, line: LogLine | None = None) -> bool:
-        """Take the table as it played before line ``seq``, after a departure the lines
-        that follow show (docs/decisions.md, "Root cause first"); False if ``kind`` does not
-        fit the table now. One finding at ``seq`` says what the table did and what the
-        rules wanted; the rest of the game is judged on the table as played.
-
-        - ``skipped``: the triggered request on top of the stage, which the table never
-          wrote a line for, was skipped: taken as resolved with no choices (a Block
-          nobody declared), and what that resolution triggers follows. Players may have
-          passed while the rules had it there: a pass does not say which request it
-          passed on (the table passed on what it took to be there).
-        - ``left``: the requests on the stage never resolved: the table went on as if
-          they had left it (a request a Counter did not negate, believed negated). Only
-          before what only an empty stage allows (``line``): a main-timing request, or
-          the chance recorded going to the turn player.
-        - ``missed``: the triggered requests above the one ``line`` resolves, which no
-          line of the log ever named (no trigger, stage or resolve line), were never
-          played: the table forgot them, and they are dropped (a trigger forgotten, not a
-          stage resolved out of order).
-        - ``turn``: the turn that just started was played by another player (``line``
-          names them): the same player took two turns in a row. Only before anyone
-          decided anything in the turn, with the stage empty, and where the game can make
-          its turn start that player's (:meth:`~adjudicator.game.RulesHooks.hand_turn_over`).
-        """
-        if self.result is not None:
-            return False
-        if kind == "turn":
-            return self._hand_turn_over(seq, line)
-        if not self.stage or self.pending_decisions():
-            return False
-        before = len(self.findings)
-        if kind == "skipped":
-            req = self.stage[-1]
-            if not req.triggered or req.staged_in_log:
-                return False
-            self.stage.pop()
-            self.ledger.omit_of(req, Stage)  # the table never staged it
-            self.chance = SYSTEM
-            self.continuations.append(Continuation.STAGE_RESOLVED_TO_2)
-            self._resolve(req, Resolve(seq=seq, request=req.id, result="resolved"))
-            self.resolutions.pop(seq, None)
-            self.run_trigger_check()
-            del self.findings[before:]  # the resolution's own notes belong to the repair
-            self.report("order.trigger-missed", "core[6-10-5]",
-                        f"The table never played {req.action.name} ({req.id}) of "
-                        f"{req.controller}: it went on as if it resolved with nothing "
-                        "chosen, and the game is judged so from here.", seq=seq,
-                        expected=f"resolve {req.id}", actual="skipped")
-            return True
-        if kind == "missed":
-            named = self.requests.get(line.request) if isinstance(line, Resolve) else None
-            if named is None or named not in self.stage or self.stage[-1] is named:
-                return False
-            above = self.stage[self.stage.index(named) + 1:]
-            if not all(r.triggered and r.provisional and not r.staged_in_log for r in above):
-                return False
-            for req in above:
-                self.stage.remove(req)
-                req.status = "dropped"
-                # The table never played it: the complete log does not invent its trigger
-                # or staging either, so the log and its normalized form are ruled alike.
-                self.ledger.omit_of(req, Trigger)
-                self.ledger.omit_of(req, Stage)
-            del self.findings[before:]
-            names = ", ".join(f"{r.action.name} ({r.id}) of {r.controller}" for r in above)
-            self.report("order.trigger-missed", "core[6-1]",
-                        f"The table never played {names}: no line names "
-                        f"{'it' if len(above) == 1 else 'them'}, and {named.id} "
-                        f"({named.action.name}), staged before, resolves here. The game is "
-                        "judged without it from here.", seq=seq,
-                        expected=f"resolve {above[-1].id}", actual="never played")
-            return True
-        if kind == "left":
-            action = self.rules.action(line.action) if isinstance(line, Request) else None
-            to_turn_player = isinstance(line, ChanceMoved) and line.to == self.turn_player
-            if not to_turn_player and (action is None or action.timing != "main"):
-                return False
-            if action is not None and isinstance(line, Request) and \
-                    line.player == self.turn_player and self._stage_is_only_unplayed_triggers():
-                # [6-10-5]: triggered requests the rules staged and nobody played, under
-                # the turn player's main-timing request, were missed (a Block nobody
-                # declared, then End): the line's own order.trigger-missed says so.
-                return False
-            left = list(self.stage)
-            for req in left:
-                self.stage.remove(req)
-                req.status = "dropped"
-            self.give_chance_to_turn_player()
-            del self.findings[before:]
-            names = ", ".join(f"{r.id} ({r.action.name})" for r in left)
-            one = len(left) == 1
-            self.report("order.request-never-resolved", "core[15]",
-                        f"{names} never resolved: {'it was' if one else 'they were'} still "
-                        f"on the stage, and the table went on as if {'it' if one else 'they'}"
-                        f" had left it. Under the rules every player passes again and "
-                        f"{left[-1].id} resolves before anything with main timing; the game "
-                        "is judged as played from here.", seq=seq,
-                        expected=f"resolve {left[-1].id}", actual="went on without it")
-            return True
-        return False
-
-    def _hand_turn_over(self, seq: int, line: LogLine | None) -> bool:
-        """The ``turn`` repair of :meth:`repair`: the turn under way is the table's player's.
-
-        The player is the one ``line`` names (who starts the turn, requests, passes or
-        controls a trigger; in a game of two, the other player when it names nobody). What
-        the rules derived for the turn's start and the log has not yet written (its
-        ``turn_started``, the chance move, the turn-start triggers) becomes that player's,
-        where it stood."""
-        rightful = self.turn_player
-        who = _player_named(line)
-        if who is None and len(self.players) == 2:
-            who = next(p for p in self.players if p != rightful)
-        if who is None or who == rightful or who not in self.players or self.stage \
-                or self.awaiting_instant is not None or not self.turn_untouched:
-            return False
-        if isinstance(line, TurnStarted) and line.turn != self.turn:
-            return False
-        handed = self.rules.hand_turn_over(self, who)
-        if handed is None:
-            return False
-        self.buffer.rerank()  # their controller may have changed
-        again = self.turn > 1 and self.next_player(who) == rightful  # who had the last turn
-        self.turn_player = who
-        if self.chance == rightful:
-            self.chance = who
-        self.passed.clear()
-        for d in self.ledger.expected:
-            f = d.fields
-            if d.model is TurnStarted and f["player"] == rightful:
-                f["player"] = who
-            elif d.model is ChanceMoved and f["to"] == rightful:
-                f["to"] = who
-            elif d.model is Trigger and d.req in handed:
-                f["controller"] = who
-        self.report("timing.turn-wrong-player", self.cite("timing.turn-wrong-player", "core[2]"),
-                    f"Turn {self.turn} was {rightful}'s: {who} played it instead"
-                    f"{' (a second turn in a row)' if again else ''}. Under the rules "
-                    f"{rightful} had the turn from here; the game is judged with turn "
-                    f"{self.turn} as {who}'s.", seq=seq,
-                    expected=f"turn {self.turn} of {rightful}",
-                    actual=f"turn {self.turn} of {who}")
-        return True
 
     def skip(self, line: LogLine) -> None:
         """A line a correction took back (or the correction itself): it stays in the
@@ -519,7 +359,7 @@ class CoreFlow:
         [7] an instant request waits for [8] its resolution, a normal one goes [10] on the
         stage, [6] again, and on by the edition's D4 policy."""
         if self.pending_decisions():
-            self._miss_pending("play went on with a new request")
+            self.reconciler.miss_pending("play went on with a new request")
         player = line.player
         if player not in self.players:
             self.report("log.unknown-ref", "log", f"No player {player!r}.", actual=player)
@@ -553,9 +393,9 @@ class CoreFlow:
         if (
             action.timing == "main"
             and player == self.turn_player
-            and self._stage_is_only_unplayed_triggers()
+            and self.reconciler.stage_is_only_unplayed_triggers()
         ):
-            self._drop_unplayed_stage("play went on with a main-timing request")
+            self.reconciler.drop_unplayed_stage("play went on with a main-timing request")
         self.check_request_timing(line, action, report=True)
         for claim, value in (("speed", line.speed), ("timing", line.timing)):
             if value is not None and value != getattr(action, claim):
@@ -743,7 +583,7 @@ class CoreFlow:
 
     def _on_stage(self, line: Stage) -> None:
         """[6-10]: the log places the triggered request the players chose on the stage."""
-        req = self._lookup(line.request)
+        req = self.reconciler.lookup(line.request)
         if req is None:
             self.report("log.unknown-ref", "core[10]", f"No request {line.request!r}.")
             return
@@ -767,7 +607,7 @@ class CoreFlow:
 
     def _on_discard(self, line: Discard) -> None:
         """[6-10-6]: the log discards a triggered request the rules did not discard here."""
-        req = self._lookup(line.request)
+        req = self.reconciler.lookup(line.request)
         if req is None or req.status != "buffer":
             self.report("log.unknown-ref", "core[6-10-6]",
                         f"{line.request} is not waiting in the buffer.")
@@ -795,119 +635,15 @@ class CoreFlow:
                     f"handled too early: {breach.message}.",
                     expected=listed(cls, _id), actual=req.id)
 
-    def _miss_pending(self, why: str) -> None:
-        """[6], [8]: the log went on as if the pending requests never happened."""
-        if self.awaiting_instant is not None:
-            req = self.awaiting_instant
-            self.awaiting_instant = None
-            self.report("order.trigger-missed", "core[8]",
-                        f"{req.action.name} ({req.id}) was never resolved; {why}.",
-                        expected=f"resolve {req.id}")
-            req.status = "dropped"
-        while self.buffer:
-            cls = self.buffer.first_class(self)
-            req = next(iter(cls))
-            if req.action.speed == "normal":
-                if len(cls) > 1:
-                    self.report("log.choice-missing", "core[6-10]",
-                                "The order of the triggered requests is not recorded; "
-                                "buffer order is assumed.", severity="warning")
-                self._place_normal_trigger(req, derived=True)
-                continue
-            self.buffer.remove(req)
-            self._missed_trigger(req, "core[6-3]", why)
-        self._continue()
-
-    def _missed_trigger(self, req: Req, rule: str, why: str) -> None:
-        """A triggered request the table never resolved: dropped, and reported once."""
-        req.status = "dropped"
-        if req.provisional and not self.rules.policy.resolve_late_triggers:
-            # No line of the log named it, and the table never numbered it: the judge's
-            # made-up id may be the name the table gives its next triggered request.
-            what = (f"{req.action.name} of {req.controller}"
-                    + (f", triggered by {req.source}," if req.source else ""))
-            self.report("order.trigger-missed", rule,
-                        f"The triggered request {what} was never resolved; {why}.",
-                        expected=f"resolve {req.action.name} of {req.controller}")
-            return
-        self.report("order.trigger-missed", rule,
-                    f"The triggered request {req.id} ({req.action.name}) was never resolved; "
-                    f"{why}.", expected=f"resolve {req.id}")
-
     def _action_name(self, action_id: str) -> str:
         action = self.rules.action(action_id)
         return action.name if action is not None else repr(action_id)
-
-    def _take_back_missed(self, req: Req, seq: int) -> None:
-        """The log resolves at line ``seq`` a triggered request reported missed and dropped
-        (policy ``resolve_late_triggers``): it waits in the buffer again and resolves here,
-        as played. Its finding said it was never resolved, which is no longer true: it is
-        withdrawn when an earlier order finding already named the request as the one that
-        should have gone first (one mistake, one finding), and otherwise restated as the
-        game's order breach (play went on while it waited)."""
-        ids = {req.id, *req.former_ids}  # the findings may quote an id it had then
-        wants = {f"resolve {i}" for i in ids}
-        missed = next((f for f in reversed(self.findings) if f.code == "order.trigger-missed"
-                       and (f.expected in wants if isinstance(f.expected, str) else
-                            any(p.expected in wants for p in f.parts))), None)
-        req.status = "buffer"
-        self.buffer.append(req)
-        if missed is None:
-            return
-        named = any(f is not missed and f.seq <= missed.seq and isinstance(f.expected, list)
-                    and any(i in f.expected for i in ids) for f in self.findings)
-        if missed.parts:
-            # It said so of several requests at one line: only this one's part goes.
-            part = next(p for p in missed.parts if p.expected in wants)
-            was = weight(missed)
-            withdraw_part(missed, part)
-            self._earlier_breaks += weight(missed) - was
-            if named:
-                return
-            at = self.findings.index(missed) + 1
-            missed = part
-            self.findings.insert(at, missed)
-            self._withdrawn -= 1  # a finding of an earlier line, not one this line raised
-            self._earlier_breaks += weight(missed)
-        elif named:
-            self.findings.remove(missed)
-            self._withdrawn += 1
-            self._earlier_breaks -= weight(missed)
-            return
-        breach = self.rules.trigger_order.breach(0)
-        missed.code, missed.rule = breach.code, breach.rule
-        missed.message = (f"The triggered request {req.id} ({req.action.name}) still waited "
-                          "when play went on at this line; the log resolves it only later, "
-                          f"at line {seq}: it is handled before play goes on.")
-        missed.expected = f"resolve {req.id} first"
-        missed.actual = f"resolved at line {seq}"
-
-    def _stage_is_only_unplayed_triggers(self) -> bool:
-        """The stage holds only triggered requests the rules placed and nobody passed on."""
-        # From the top: where the answer is no, the top says so at once (a request the
-        # table made on top of them), and where it is yes they are then dropped.
-        return bool(self.stage) and all(
-            r.triggered and not r.staged_in_log and not r.passed_over
-            for r in reversed(self.stage)
-        )
-
-    def _drop_unplayed_stage(self, why: str) -> None:
-        """[6-10-5]: the table never played the triggered requests the rules staged; they
-        are dropped, and [2] the turn player has the chance."""
-        for req in list(self.stage):
-            self.stage.remove(req)
-            self._missed_trigger(req, "core[6-10-5]", why)
-            self.ledger.omit_of(req, Stage)  # the table never staged it
-        if self.chance == self.turn_player:
-            self.passed.clear()  # [2] without a chance move: the holder keeps it
-        else:
-            self.give_chance_to_turn_player()
 
     # ------------------------------------------------------------------ [11]..[16] passes
     def _on_pass(self, line: Pass) -> None:
         """[11] the chance holder passes."""
         if self.pending_decisions():
-            self._miss_pending("play went on with a pass")
+            self.reconciler.miss_pending("play went on with a pass")
         if line.player not in self.players:
             self.report("log.unknown-ref", "log", f"No player {line.player!r}.")
             return
@@ -1000,38 +736,10 @@ class CoreFlow:
         return True
 
     # ------------------------------------------------------------------ [8], [15] resolution
-    def _lookup(self, rid: str) -> Req | None:
-        """The request a stage, discard or resolve line names.
-
-        Such a line says nothing but the id. A sparse log names a triggered request it
-        never wrote a trigger line for: the name binds the one request it can mean (the
-        only provisional one waiting). Failing that, a provisional id is taken at its word
-        (a complete log written with the judge's own ids, as the simulators write)."""
-        req = self.requests.get(rid)
-        if req is not None and not self._made_up_name_of_gone(req):
-            return req
-        count, only = self.buffer.sole_provisional(self)
-        if count == 0:
-            count, only = self.stage.sole_provisional()
-        if only is not None:
-            self.ledger.bind(only, rid)
-            return only
-        return req
-
-    def _made_up_name_of_gone(self, req: Req) -> bool:
-        """Whether ``req`` holds a name the judge made up (no line of the log ever named
-        it) and is no longer waiting to resolve: a table that never played a triggered
-        request never numbered it either, so the log's next ``tN`` may mean the request
-        that waits now. Not where the game lets a dropped request resolve late (policy
-        ``resolve_late_triggers``): there the name may mean the late one."""
-        return req.provisional and req.triggered and req.status in (
-            "resolved", "fizzled", "negated", "discarded", "dropped") and not (
-            req.status == "dropped" and self.rules.policy.resolve_late_triggers)
-
     def _on_resolve(self, line: Resolve) -> None:
         """[8] an instant request resolves; [15] the top of the stage resolves once every
         player passed ([12]); a triggered instant request resolves from the buffer."""
-        req = self._lookup(line.request)
+        req = self.reconciler.lookup(line.request)
         waiting = self.awaiting_instant
         if req is None and waiting is not None and waiting.cost_triggers \
                 and not self.buffer:
@@ -1048,10 +756,10 @@ class CoreFlow:
             self.add_triggers(waiting.cost_triggers, waiting.announced)
             waiting.cost_triggers = []
             self.ledger.move_to_end(at)  # they triggered before it: their lines come first
-            req = self._lookup(line.request)
+            req = self.reconciler.lookup(line.request)
         if req is None:
             if self.pending_decisions():
-                self._miss_pending("play went on with another resolution")
+                self.reconciler.miss_pending("play went on with another resolution")
             self.report("log.unknown-ref", "log", f"No request {line.request!r}.",
                         actual=line.request)
             return
@@ -1069,7 +777,7 @@ class CoreFlow:
             return
         if req.status == "dropped" and req.triggered and \
                 self.rules.policy.resolve_late_triggers:
-            self._take_back_missed(req, line.seq)
+            self.reconciler.take_back_missed(req, line.seq)
         if req.status == "buffer":
             self._check_trigger_order(req)
             self.buffer.remove(req)
@@ -1082,7 +790,7 @@ class CoreFlow:
             return
         if req.status == "stage":
             if self.pending_decisions():
-                self._miss_pending("play went on with a resolution")
+                self.reconciler.miss_pending("play went on with a resolution")
             undecidable = False
             if self.chance != SYSTEM and self.open_call is not None:
                 undecidable = not self._expand_call(req)
@@ -1107,7 +815,7 @@ class CoreFlow:
             self.run_trigger_check()
             return
         if self.pending_decisions():
-            self._miss_pending("play went on with another resolution")
+            self.reconciler.miss_pending("play went on with another resolution")
         self.report("log.unknown-ref", "core[15]",
                     f"The log resolves {req.id} ({req.action.name}), which is not waiting to "
                     f"resolve: {STATUS_WORDS.get(req.status, req.status)}.",
@@ -1154,25 +862,6 @@ class CoreFlow:
         self.turn_untouched = True
         self.ledger.derive(TurnStarted, dict(player=player, turn=self.turn))
 
-    def turn_taken_by(self, player: str) -> None:
-        """The turn a resolution has just started is ``player``'s, as its recorded effects
-        say (the table handed the turn to another player than the rules): what the rules
-        derived for its start and the log has not written yet (the turn start, a chance
-        move) becomes that player's. The game follows the table as played (the
-        resolution's own finding says what the rules wanted)."""
-        rightful = self.turn_player
-        if player not in self.players or player == rightful or not self.turn_untouched:
-            return
-        self.turn_player = player
-        if self.chance == rightful:
-            self.chance = player
-        for d in self.ledger.expected:
-            f = d.fields
-            if d.model is TurnStarted and f["player"] == rightful:
-                f["player"] = player
-            elif d.model is ChanceMoved and f["to"] == rightful:
-                f["to"] = player
-
     # ------------------------------------------------------------------ [9] the game end
     def _on_game_ended(self, line: GameEnded) -> None:
         """[9]: the table records the end; compared with the rules' result."""
@@ -1213,184 +902,3 @@ class CoreFlow:
                         expected=r.as_dict(),
                         actual={"result": line.result, "winner": line.winner,
                                 "reason": line.reason})
-
-    # ------------------------------------------------------------------ rule-system lines
-    def _on_rule_system_line(self, line: LogLine) -> bool:
-        """A line of a kind the rules derive. True when it is ruled here: it stands for a
-        derived line (the ledger matches it), or it says what the rules did not derive
-        (reported, and the table goes as the log says). False for a ``stage`` line that
-        is the players' choice of order ([6-10]): a decision."""
-        d = self.ledger.match(line)
-        if d is None and isinstance(line, Trigger):
-            # [6]: a trigger line may stand anywhere from the line that fired its trigger
-            # up to the line that first names its request (core-flow.md).
-            d = self.ledger.written_late(line, self._unnamed_and_waiting, self._settled)
-            if d is None and self._announce_held(line):
-                return True
-        if d is not None:
-            if d.model is ChanceMoved:
-                return True  # the common case, kept short: the hot path of the judge
-            if isinstance(line, Trigger) and d.req is not None and \
-                    line.controller is not None and line.controller != d.req.controller:
-                self.report(
-                    "order.trigger-spurious", "core[6-1]",
-                    "The triggered request's controller is wrong.",
-                    expected=d.req.controller, actual=line.controller,
-                )
-            if isinstance(line, Stage) and d.req is not None:
-                d.req.staged_in_log = True
-            if isinstance(line, GameEnded):
-                self.recorded_end = line  # the table recorded the end the rules gave
-            return True
-        if isinstance(line, Stage | Discard):
-            other = self.ledger.placement_of(line.request)
-            if other is not None:
-                self._overrule_placement(other, line)
-                return True
-        if isinstance(line, Stage):
-            return False  # a decision: the player's chosen order
-        if isinstance(line, Trigger | TurnStarted) and self.buffer and \
-                self.rules.goes_past_pending(self, line):
-            # The table went on without the pending requests: missed here, once; the line
-            # is then read where the game is without them.
-            self._miss_pending(f"play went on with turn {line.turn} of {line.player}"
-                               if isinstance(line, TurnStarted) else
-                               f"play went on with {self._action_name(line.action)} "
-                               f"({line.request})")
-            if self.ledger.match(line) is not None:
-                return True
-        # A rule-system line the rules did not derive here.
-        self.ledger.record(line)
-        if isinstance(line, ChanceMoved):
-            self._on_unexpected_chance_move(line)
-        elif isinstance(line, Trigger):
-            self._on_spurious_trigger(line)
-        elif isinstance(line, Discard):
-            self._on_discard(line)
-        elif isinstance(line, TurnStarted):
-            if (line.player, line.turn) == (self.turn_player, self.turn):
-                self.ledger.agreed.add(line.seq)
-                return True  # it records the turn that is under way: the rules agree
-            self.report(
-                "legality.effect-mismatch", "core[15]",
-                f"The log starts turn {line.turn} of {line.player} here, but under the rules "
-                f"it is still turn {self.turn} of {self.turn_player}.",
-                expected=f"turn {self.turn} of {self.turn_player}",
-                actual=f"turn {line.turn} of {line.player}",
-            )
-        elif isinstance(line, GameEnded):
-            # The table recorded another end than the rules give: its own line stands in
-            # the complete log where the derived one would, never beside it (else the
-            # complete log would end the game twice and be ruled otherwise).
-            for d in self.ledger.expected:
-                if d.model is GameEnded:
-                    self.ledger.omit(d)
-            self.ledger.take_as_done()
-            self._on_game_ended(line)
-        return True
-
-    @staticmethod
-    def _unnamed_and_waiting(req: Req) -> bool:
-        """A triggered request still waiting in the buffer or on the stage that no line of
-        the log placed (its trigger line may still come)."""
-        return req.status in ("buffer", "stage") and not req.staged_in_log
-
-    def _settled(self, req: Req) -> bool:
-        """A request that can never wait again unnamed: placed by a line of the log, or
-        done (resolved, fizzled, negated, discarded; dropped, unless the game lets a
-        dropped request resolve late, policy ``resolve_late_triggers``)."""
-        return req.staged_in_log or req.status in _DONE or (
-            req.status == "dropped" and not self.rules.policy.resolve_late_triggers)
-
-    def _announce_held(self, line: Trigger) -> bool:
-        """[6] under ``resolve_before_cost_triggers``: the costs of the instant request
-        waiting for its resolution triggered requests that enter the buffer only once it
-        resolved, but that fired when the costs were paid. A trigger line written from
-        then on records one of them: kept where the table wrote it, its id given to the
-        request when it enters the buffer. False when ``line`` records none of them."""
-        waiting = self.awaiting_instant
-        if waiting is None or not waiting.cost_triggers:
-            return False
-        free = [k for k, spec in enumerate(waiting.cost_triggers)
-                if spec.action == line.action and k not in waiting.announced
-                and line.controller in (None, spec.controller)]
-        if not free or line.request in self.requests \
-                or line.request in waiting.announced.values():
-            return False
-        k = next((k for k in free if waiting.cost_triggers[k].source == line.source), free[0])
-        waiting.announced[k] = line.request
-        self.ledger.record(line)
-        self.ledger.agreed.add(line.seq)
-        return True
-
-    def _on_unexpected_chance_move(self, line: ChanceMoved) -> None:
-        """[2], [13], [16]: the log moves the chance where no derived move goes."""
-        want = self.ledger.expects(ChanceMoved)
-        if want is None and line.to == self.chance:
-            self.ledger.agreed.add(line.seq)
-            return  # it records where the chance already is: the rules agree
-        expected_to = want.fields["to"] if want is not None else self.chance
-        self.report(
-            "timing.chance-wrong-player", "core[2]",
-            f"The log moves the chance to {line.to}; under the rules "
-            + (f"it goes to {expected_to} here." if expected_to is not None
-               else "nobody holds it here."),
-            expected=expected_to, actual=line.to,
-        )
-        self.ledger.forget(ChanceMoved)
-        if line.to != SYSTEM and line.to not in self.players:
-            self.report("log.unknown-ref", "log", f"No player {line.to!r}.")
-        else:
-            self.chance = line.to
-
-    def _overrule_placement(self, d: Derived, line: Stage | Discard) -> None:
-        """The log staged a triggered request the rules discard, or the other way round.
-
-        [6-10-4]..[6-10-6]: reported, and the game follows the log (the request is on the
-        stage, or gone).
-        """
-        req = d.req
-        assert req is not None
-        self.ledger.overrule(d, line)
-        if isinstance(line, Stage):
-            self.report("order.main-trigger-not-discarded", "core[6-10-6]",
-                        f"{req.action.name} has main timing and the stage was not empty: "
-                        "it should have been discarded.", expected="discard", actual="stage")
-            req.status = "stage"
-            req.staged_in_log = True
-            self.stage.append(req)
-            return
-        self.report("order.trigger-wrongly-discarded", "core[6-10-6]",
-                    f"{req.action.name} should have been placed on the stage, not discarded: "
-                    "the stage was empty or it has quick timing.",
-                    expected="stage", actual="discard")
-        if req in self.stage:
-            self.stage.remove(req)
-        req.status = "discarded"
-
-    def _on_spurious_trigger(self, line: Trigger) -> None:
-        """[6-1]: a trigger line the rules did not derive: reported, and it still happened
-        (unless its controller is no player of the match: then it names nothing that can
-        happen, ``log.unknown-ref``)."""
-        if line.controller is not None and line.controller not in self.players:
-            self.report("log.unknown-ref", "log", f"No player {line.controller!r}.",
-                        actual=line.controller)
-            return
-        action = self.rules.action(line.action)
-        name = f"{action.name} ({line.request})" if action is not None else repr(line.action)
-        unseen = self.rules.trigger_unseen(self, line) if action is not None else None
-        if unseen is not None:  # unknown is not wrong: a warning, and it happened
-            self.report("log.hidden-info", "core[6-1]",
-                        f"The log triggers {name}; whether its condition held cannot be "
-                        f"checked: {unseen}.", severity="warning", actual=line.action)
-        else:
-            self.report("order.trigger-spurious", "core[6-1]",
-                        f"The log triggers {name}, but no trigger condition of it held here.",
-                        actual=line.action)
-        if action is None or self.ledger.claim(line.request) is not None:
-            return
-        req = Req(id=line.request, action=action,
-                  controller=line.controller or (self.turn_player or self.players[0]),
-                  seq=line.seq, triggered=True, source=line.source, status="buffer")
-        self.ledger.add(req)
-        self.buffer.append(req)

@@ -23,7 +23,7 @@ second, in the log's order, one primitive effect at a time, for every op a log c
   {request}; ``change_target`` {request, target}; ``clear_designation`` {character}.
 
 ``turn`` {player}: the turn End hands over goes to the player the log names
-(:meth:`CoreFlow.turn_taken_by`; a claim that leaves the turn change out is reported only:
+(:meth:`Reconciler.turn_taken_by`; a claim that leaves the turn change out is reported only:
 the lines that follow show whose turn it was, and the core flow's ``turn`` repair judges
 them). ``reveal`` is no change of the table.
 
@@ -75,7 +75,7 @@ class Before:
     def of(cls, res: Resolving) -> Before:
         requests = res.flow.requests.values()
         return cls(
-            {p: b.copy() for p, b in res.r.boards.items()}, list(res.r.abilities),
+            {p: b.copy() for p, b in res.rules.boards.items()}, list(res.rules.abilities),
             {r.id: list(r.targets) for r in requests if r.targets},
             {r.id: (list(r.data.get("attackers") or []),
                     {a: list(b) for a, b in (r.data.get("blockers") or {}).items()})
@@ -87,7 +87,7 @@ class AsPlayed:
 
     def __init__(self, res: Resolving, before: Before):
         self.res = res
-        self.r = res.r
+        self.rules = res.rules
         self.before = before
         self.turn_started = False
         """The rules' effects the table left out hand the turn over (End)."""
@@ -108,15 +108,15 @@ class AsPlayed:
 
     # ------------------------------------------------------------------ zones
     def board(self, player: Any) -> PlayerBoard | None:
-        return self.r.boards.get(str(player))
+        return self.rules.boards.get(str(player))
 
     def where(self, player: str, card: str) -> str | None:
         """The zone a card the log names is in now (None: not seen anywhere)."""
-        return _where(self.r.boards[player], card)
+        return _where(self.rules.boards[player], card)
 
     def take(self, player: str, zone: str, card: str) -> bool:
         """Take ``card`` (``?``: an unseen one) out of ``zone``; False if it is not there."""
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         if zone == "deck":
             if b.deck is None:
                 return True  # an uncounted deck: whatever it held
@@ -151,7 +151,7 @@ class AsPlayed:
             b.trumps.remove(t)
             return True
         if zone == "field":
-            ch = self.r.find(f"{player}:{card}")
+            ch = self.rules.find(f"{player}:{card}")
             if ch is None or ch.owner != player:
                 return False
             ch.cards.remove(card)
@@ -162,7 +162,7 @@ class AsPlayed:
 
     def put(self, player: str, zone: str, card: str, position: Any = "top") -> None:
         """Put ``card`` into ``zone`` (a deck: on top, or at the bottom)."""
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         if zone == "deck":
             if b.deck is not None:
                 if position == "bottom":
@@ -180,8 +180,8 @@ class AsPlayed:
         elif zone == "trump":
             b.trumps.append(Trump(card))
         elif zone == "field":
-            b.field.append(Character(f"{player}:{card}", player, self.r.character_for([card]),
-                                     [card], [self.res.flow.turn], timestamp=self.r.tick()))
+            b.field.append(Character(f"{player}:{card}", player, self.rules.character_for([card]),
+                                     [card], [self.res.flow.turn], timestamp=self.rules.tick()))
 
     def relocate(self, player: str, card: str, source: Any, to: str,
                  position: Any = "top") -> None:
@@ -190,7 +190,7 @@ class AsPlayed:
         leaves as one unit, and what that triggers follows."""
         if card != UNKNOWN and self.where(player, card) == to != "field":
             return  # already there (an earlier card of the same unit took it along)
-        ch = self.r.find(f"{player}:{card}") if card != UNKNOWN else None
+        ch = self.rules.find(f"{player}:{card}") if card != UNKNOWN else None
         if ch is not None and ch.owner == player and (source in (None, "field")
                                                      or self.where(player, card) == "field"):
             self.leave_field(ch, to, position)
@@ -203,7 +203,7 @@ class AsPlayed:
 
     def leave_field(self, ch: Character, to: str, position: Any = "top") -> None:
         """A character leaves the field for ``to``, as one unit (its cards together)."""
-        self.res.triggers += self.r._leave_field(ch, to)
+        self.res.triggers += self.rules._leave_field(ch, to)
         if to not in ("graveyard", "hand"):  # _leave_field places those two itself
             for card in ch.cards:
                 self.put(ch.owner, to, card, position)
@@ -224,7 +224,7 @@ class AsPlayed:
         if got is None:
             return
         player, cards = got
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         for card in cards:
             if b.deck is not None:
                 if card != UNKNOWN and card in b.deck:
@@ -266,7 +266,7 @@ class AsPlayed:
     def do_move(self, t: Effect) -> None:
         parts = split_ref(str(t.get("card")))
         to = t.get("to")
-        if parts is None or parts[0] not in self.r.boards or not isinstance(to, str):
+        if parts is None or parts[0] not in self.rules.boards or not isinstance(to, str):
             return
         if t.get("from") == "stage":
             return  # a key card: see Resolving._follow_key_cards
@@ -276,7 +276,7 @@ class AsPlayed:
     def undo_move(self, o: Effect) -> None:
         parts = split_ref(str(o.get("card")))
         source, to = o.get("from"), o.get("to")
-        if parts is None or parts[0] not in self.r.boards or not isinstance(source, str):
+        if parts is None or parts[0] not in self.rules.boards or not isinstance(source, str):
             return
         player, card = parts
         if source == "field":
@@ -288,7 +288,7 @@ class AsPlayed:
     def back_on_field(self, player: str, card: str, gone_to: str) -> None:
         """The rules took a character off the field that the table kept: it is back as it
         was, and what its leaving triggered is not."""
-        if self.r.find(f"{player}:{card}") is not None:
+        if self.rules.find(f"{player}:{card}") is not None:
             return  # the rules kept it already (the claims were read when it was destroyed)
         was = next((ch for ch in self.before.boards[player].field if card in ch.cards), None)
         if was is None:
@@ -296,11 +296,11 @@ class AsPlayed:
         for c in was.cards:
             self.take(player, gone_to, c)
         ch = dataclasses.replace(was, cards=list(was.cards), entered=list(was.entered))
-        self.r.boards[player].field.append(ch)
+        self.rules.boards[player].field.append(ch)
         self.res.triggers = [s for s in self.res.triggers if s.source != ch.ref]
         for a in self.before.abilities:
-            if a.character == ch.ref and a not in self.r.abilities:
-                self.r.abilities.append(a)
+            if a.character == ch.ref and a not in self.rules.abilities:
+                self.rules.abilities.append(a)
 
     @does("discard")
     def do_discard(self, t: Effect) -> None:
@@ -310,7 +310,7 @@ class AsPlayed:
         cards = [card_of(str(c)) for c in t.get("cards") or []]
         for card in cards:
             self.relocate(player, card, "hand", "graveyard")
-        self.res.triggers += self.r.discarded(player, len(cards), self.res.req.id)
+        self.res.triggers += self.rules.discarded(player, len(cards), self.res.req.id)
 
     @undoes("discard")
     def undo_discard(self, o: Effect) -> None:
@@ -327,14 +327,14 @@ class AsPlayed:
     @does("enter")
     def do_enter(self, t: Effect) -> None:
         parts = split_ref(str(t.get("character")))
-        if parts is None or parts[0] not in self.r.boards:
+        if parts is None or parts[0] not in self.rules.boards:
             return
         player = parts[0]
         cards = [card_of(str(c)) for c in t.get("cards") or [t.get("character")]]
         kind = str(t.get("as"))
-        if kind not in self.r.data["characters"]:
-            kind = self.r.character_for(cards)
-        ch = self.r.find(str(t.get("character")))
+        if kind not in self.rules.data["characters"]:
+            kind = self.rules.character_for(cards)
+        ch = self.rules.find(str(t.get("character")))
         if ch is not None and ch.owner == player:  # cards added to a unit (装備)
             for card in cards:
                 if card not in ch.cards:
@@ -346,10 +346,10 @@ class AsPlayed:
         for card in cards:
             self._off_the_table(player, card)
         state = t.get("state") if t.get("state") in ("charge", "drive") else "charge"
-        self.r.boards[player].field.append(Character(
+        self.rules.boards[player].field.append(Character(
             f"{player}:{cards[0]}" if cards else str(t.get("character")), player, kind,
             cards, [self.res.flow.turn] * len(cards), state=str(state),
-            face_down=kind == "bulwark", timestamp=self.r.tick()))
+            face_down=kind == "bulwark", timestamp=self.rules.tick()))
 
     def _off_the_table(self, player: str, card: str) -> None:
         """A card put on the field comes from where it is (a key card: where it went when
@@ -361,7 +361,7 @@ class AsPlayed:
     def undo_enter(self, o: Effect) -> None:
         ref = str(o.get("character"))
         parts = split_ref(ref)
-        ch = self.r.find(ref)
+        ch = self.rules.find(ref)
         if parts is None or ch is None:
             return
         player = parts[0]
@@ -376,7 +376,7 @@ class AsPlayed:
                     self._back_where_it_was(player, card)
             ch.kind = was.kind
             return
-        self.r.boards[player].field.remove(ch)
+        self.rules.boards[player].field.remove(ch)
         for card in ch.cards:
             self._back_where_it_was(player, card)
 
@@ -387,7 +387,7 @@ class AsPlayed:
         self.put(player, zone if zone not in (None, "field") else "graveyard", card)
 
     def _character(self, e: Effect) -> Character | None:
-        return self.r.find(str(e.get("character")))
+        return self.rules.find(str(e.get("character")))
 
     @does("charge")
     def do_charge(self, t: Effect) -> None:
@@ -426,34 +426,34 @@ class AsPlayed:
         if ch is None or not isinstance(delta, int):
             return
         req = self.res.req
-        self.r.grant(Ability(
+        self.rules.grant(Ability(
             name=req.action.name, source=f"{req.id} (as the table played it)",
-            owner=req.controller, scope="this", timestamp=self.r.tick(), stat="size",
+            owner=req.controller, scope="this", timestamp=self.rules.tick(), stat="size",
             op="add", amount=delta, character=ch.ref, until=str(t.get("until", "end_of_turn"))))
 
     @undoes("size")
     def undo_size(self, o: Effect) -> None:
         ref = o.get("character")
-        new = [a for a in self.r.abilities if a not in self.before.abilities
+        new = [a for a in self.rules.abilities if a not in self.before.abilities
                and a.character == ref and a.stat == "size" and a.amount == o.get("delta")]
         if new:
-            self.r.abilities.remove(new[0])
+            self.rules.abilities.remove(new[0])
 
     @does("transform")
     def do_transform(self, t: Effect) -> None:
         ch = self._character(t)
         if ch is None:
             return
-        soldier = self.r.data["characters"][ch.kind]["kind"] == "soldier"
+        soldier = self.rules.data["characters"][ch.kind]["kind"] == "soldier"
         if t.get("to") == "soldier" and not soldier:
             self.res.bulwark_to_soldier(ch, emit=False)
         elif t.get("to") == "bulwark" and soldier:
-            b = self.r.boards[ch.owner]
+            b = self.rules.boards[ch.owner]
             at = b.field.index(ch)
             b.field.remove(ch)
             b.field[at:at] = [Character(f"{ch.owner}:{c}", ch.owner, "bulwark", [c], [e],
                                         state=ch.state, face_down=True,
-                                        timestamp=self.r.tick())
+                                        timestamp=self.rules.tick())
                               for c, e in zip(ch.cards, ch.entered, strict=False)]
 
     @undoes("transform")
@@ -461,13 +461,13 @@ class AsPlayed:
         """The characters the rules made of it go; it is back as it was."""
         ref = str(o.get("character"))
         parts = split_ref(ref)
-        if parts is None or parts[0] not in self.r.boards:
+        if parts is None or parts[0] not in self.rules.boards:
             return
         player = parts[0]
         was = next((c for c in self.before.boards[player].field if c.ref == ref), None)
         if was is None:
             return
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         made = [ch for ch in b.field if set(ch.cards) & set(was.cards)]
         at = b.field.index(made[0]) if made else len(b.field)
         for ch in made:
@@ -501,7 +501,7 @@ class AsPlayed:
             if b is not None and b.pack is not None:
                 b.pack_opened = up
             return
-        found = self.r.find_trump(str(t.get("card")))
+        found = self.rules.find_trump(str(t.get("card")))
         if found is not None and found[1].face_up != up:
             self.res._turn_trump(found[0], found[1], up)
 
@@ -512,7 +512,7 @@ class AsPlayed:
             if b is not None and was is not None:
                 b.pack_opened = was.pack_opened
             return
-        found = self.r.find_trump(str(o.get("card")))
+        found = self.rules.find_trump(str(o.get("card")))
         if found is None:
             return
         owner, trump = found
@@ -544,28 +544,28 @@ class AsPlayed:
         """The turn the rules handed over is the named player's (before the requests that
         start it are made: the Charge is that player's)."""
         if self.turn_started and isinstance(t.get("player"), str):
-            self.res.flow.turn_taken_by(t["player"])
+            self.res.flow.reconciler.turn_taken_by(t["player"])
 
     @does("negate")
     def do_negate(self, t: Effect) -> None:
         target = self.res.flow.negate(str(t.get("request")))
         if target is not None and not target.data.get("virtual_keys"):
             for k in target.key_cards:
-                self.r.boards[target.controller].graveyard.append(card_of(k))
+                self.rules.boards[target.controller].graveyard.append(card_of(k))
 
     @does("change_target")
     def do_change_target(self, t: Effect) -> None:
         req = self.res.flow.requests.get(str(t.get("request")))
         if req is not None and req.targets and t.get("target") is not None:
             req.targets[0] = str(t["target"])
-            self.r.mark_target(req)
+            self.rules.mark_target(req)
 
     @undoes("change_target")
     def undo_change_target(self, o: Effect) -> None:
         req = self.res.flow.requests.get(str(o.get("request")))
         if req is not None and req.id in self.before.targets:
             req.targets[:] = self.before.targets[req.id]
-            self.r.mark_target(req)
+            self.rules.mark_target(req)
 
 
 def _where(b: PlayerBoard, card: str, deck: bool = True) -> str | None:

@@ -280,7 +280,7 @@ def _request(t: BlackPokerTable, rng: random.Random, player: str, want: list[str
     """A request by ``player`` of an action ``actions`` admits that breaks exactly the
     rules ``want`` names (the simulator's candidates, changed by ``mutate``)."""
     flow, sim = t.flow, t.sim
-    if flow.pending_decisions() or flow._stage_is_only_unplayed_triggers():
+    if flow.pending_decisions() or flow.reconciler.stage_is_only_unplayed_triggers():
         return None  # a main request there is a missed trigger, not this mistake
     pool = [a for a in sim.rules.actions.values() if actions(a)]
     rng.shuffle(pool)

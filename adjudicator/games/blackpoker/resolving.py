@@ -68,7 +68,7 @@ class Resolving:
 
     def __init__(self, rules: BlackPokerRules, flow: CoreFlow, req: Req, line: Resolve,
                  planning: bool = False):
-        self.r = rules
+        self.rules = rules
         self.flow = flow
         self.req = req
         self.line = line
@@ -161,7 +161,7 @@ class Resolving:
 
     def _units(self) -> dict[str, str]:
         """Each card of a character of several cards on the field -> its reference."""
-        return {f"{ch.owner}:{c}": ch.ref for b in self.r.boards.values() for ch in b.field
+        return {f"{ch.owner}:{c}": ch.ref for b in self.rules.boards.values() for ch in b.field
                 if len(ch.cards) > 1 for c in ch.cards}
 
     def _named_as_ours(self, claim: dict[str, Any]) -> dict[str, Any]:
@@ -176,7 +176,7 @@ class Resolving:
         return claim if ours is None or ours == ref else {**claim, "character": ours}
 
     def target_char(self) -> Character | None:
-        return self.r.find(self.req.targets[0]) if self.req.targets else None
+        return self.rules.find(self.req.targets[0]) if self.req.targets else None
 
     def bulwark_to_soldier(self, ch: Character, emit: bool = True) -> None:
         """A bulwark becomes a soldier (リバース, ファントムリバース): its card face up (the
@@ -188,7 +188,7 @@ class Resolving:
         if card == UNKNOWN and shown:
             card = shown
             ch.cards[0] = card
-        ch.kind = self.r.character_for(ch.cards)
+        ch.kind = self.rules.character_for(ch.cards)
         ch.face_down = False
         if emit:
             self.emit(op="transform", character=ch.ref, to="soldier",
@@ -198,16 +198,16 @@ class Resolving:
         """A trump turns face up (its ability in force: 前触れ and the like trigger now) or
         face down."""
         trump.face_up = up
-        why = self.r.not_judged_yet.get(trump.card) if up else None
+        why = self.rules.not_judged_yet.get(trump.card) if up else None
         if why is not None:  # the rest depends on an ability the judge cannot apply
             self.rep("log.not-judged-yet", "scope", f"{owner}:{trump.card} is face up: {why}; "
                      "the judge rules on nothing after this line.", severity="warning")
             self.flow.stop_judging()
         if up:
-            ability = self.r.trump_data.get(trump.card, {})
+            ability = self.rules.trump_data.get(trump.card, {})
             self.triggers += [TriggerSpec(t["action"], self.req.id, owner)
                               for t in ability.get("triggers", ())
-                              if t["event"] == "enabled" and t["action"] in self.r.actions]
+                              if t["event"] == "enabled" and t["action"] in self.rules.actions]
 
     def _clear_designation(self, ch: Character, emit: bool = True) -> None:
         """9.0 リバース 4: an attacker or blocker stops being one (``emit``: recorded as an
@@ -230,7 +230,7 @@ class Resolving:
             self.emit(op="clear_designation", character=ch.ref)
 
     def run(self) -> None:
-        self.fizzled = self.r.fizzles(self.flow, self.req)
+        self.fizzled = self.rules.fizzles(self.flow, self.req)
         if self.fizzled and self.line.result == "resolved" and \
                 self.req.data.get("target_invalid_at_request"):
             self.fizzled = False  # its target was already reported: follow the table
@@ -277,7 +277,7 @@ class Resolving:
     def _graveyard_choice(self, player: str, name: str) -> str | None:
         """The card chosen in ``player``'s graveyard (choice ``card``), checked."""
         raw = self.choices.get("card")
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         if raw is None:
             if not b.graveyard:  # nothing to choose, nothing to record
                 self.why.append(f"{player}'s graveyard is empty: no card is chosen")
@@ -301,7 +301,7 @@ class Resolving:
 
     def _shuffle(self, player: str) -> None:
         """The player's deck is shuffled."""
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         if b.deck is not None:  # its order is hidden from now on
             b.deck = [UNKNOWN] * len(b.deck)
         self.emit(op="shuffle", player=player)
@@ -319,12 +319,12 @@ class Resolving:
             self.flow.negate(target.id)
         if not target.data.get("virtual_keys"):
             for k in target.key_cards:
-                self.r.boards[target.controller].graveyard.append(card_of(k))
+                self.rules.boards[target.controller].graveyard.append(card_of(k))
 
     def _charge(self, player: str, kind: str | None = None) -> None:
         """Every character of ``player`` (of ``kind`` only, if given) to charge state."""
-        for ch in self.r.boards[player].field:
-            if kind is not None and self.r.data["characters"][ch.kind]["kind"] != kind:
+        for ch in self.rules.boards[player].field:
+            if kind is not None and self.rules.data["characters"][ch.kind]["kind"] != kind:
                 continue
             if ch.state != "charge":
                 ch.state = "charge"
@@ -335,8 +335,8 @@ class Resolving:
         most ``limit`` goes to the graveyard; a value the log hides is a warning."""
         doomed: list[Character] = []
         for p in self.flow.players:
-            for ch in self.r.boards[p].field:
-                if self.r.data["characters"][ch.kind]["kind"] != "soldier":
+            for ch in self.rules.boards[p].field:
+                if self.rules.data["characters"][ch.kind]["kind"] != "soldier":
                     continue
                 n = value(ch)
                 if n is None:
@@ -354,8 +354,8 @@ class Resolving:
         """防壁設置: the hand card chosen (request choice ``card``) enters face down as a
         bulwark; with the hand empty, nothing enters (partial execution)."""
         player = self.req.controller
-        b = self.r.boards[player]
-        ref = self.r.request_choices(self.req).get("card")
+        b = self.rules.boards[player]
+        ref = self.rules.request_choices(self.req).get("card")
         if ref is None and b.hand_count == 0:
             self.why.append(f"{player}'s hand is empty: no card enters as a bulwark")
             return
@@ -363,7 +363,7 @@ class Resolving:
         card = card_of(str(ref or f"{player}:{UNKNOWN}"))
         b.take_from_hand(card)
         b.field.append(Character(f"{player}:{card}", player, "bulwark", [card],
-                                 [self.flow.turn], face_down=True, timestamp=self.r.tick()))
+                                 [self.flow.turn], face_down=True, timestamp=self.rules.tick()))
         self.emit(op="enter", character=f"{player}:{card}", **{"as": "bulwark"},
                   cards=[f"{player}:{card}"])
 
@@ -374,9 +374,9 @@ class Resolving:
         if not cards:
             return
         ref = f"{player}:{cards[0]}"
-        self.r.boards[player].field.append(
+        self.rules.boards[player].field.append(
             Character(ref, player, step["as"], cards, [self.flow.turn] * len(cards),
-                      timestamp=self.r.tick()))
+                      timestamp=self.rules.tick()))
         self.key_dest = "field"
         self.emit(op="enter", character=ref, **{"as": step["as"]}, cards=list(self.req.key_cards))
 
@@ -398,16 +398,16 @@ class Resolving:
         tp = self.flow.turn_player
         if tp is None:
             return
-        barred = self.r.rule_in_force("no_charge")
+        barred = self.rules.rule_in_force("no_charge")
         if barred:
             # 9.0 喪失 (♢5 face up, either player's): no Charge puts a character into charge
             # state; the Draw still follows.
             self.why.append(f"{' and '.join(barred)}'s 喪失 is face up: no player's Charge "
                             "charges a character")
             return
-        if self.r.rule_in_force("loss", tp) and sum(
+        if self.rules.rule_in_force("loss", tp) and sum(
                 ch.kind == "bulwark" and ch.state == "charge"
-                for ch in self.r.boards[tp].field) >= 2:
+                for ch in self.rules.boards[tp].field) >= 2:
             # 喪失 (♢5 face up, 2+ charge-state bulwarks): the Charge only starts the Draw.
             self.why.append(f"{tp}'s 喪失 is face up with 2 or more charge-state bulwarks: "
                             "the Charge charges nothing")
@@ -417,7 +417,7 @@ class Resolving:
     @step("draw")
     def step_draw(self, step: dict[str, Any]) -> None:
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         if step["count"] == "choice":
             n = self.choices.get("count")
             if n is None:
@@ -441,7 +441,7 @@ class Resolving:
         shown = self._claimed_cards("draw")
         if b.deck is None:
             self.count_unknown.add(("draw", player))
-        got = self.r._draw(self.flow, player, n, shown)
+        got = self.rules._draw(self.flow, player, n, shown)
         if len(got) < n:
             self.cut_short[("draw", player)] = n
         self.emit(op="draw", player=player, amount=len(got),
@@ -450,8 +450,8 @@ class Resolving:
     @step("discard_to_hand_limit")
     def step_discard_to_hand_limit(self, step: dict[str, Any]) -> None:
         player = self.req.controller
-        b = self.r.boards[player]
-        limit = self.r.pol["hand_limit"]
+        b = self.rules.boards[player]
+        limit = self.rules.pol["hand_limit"]
         count = b.hand_count
         # Left out: not recorded; [] : the table discarded none (docs/decisions.md).
         raw = self.choices.get("discard")
@@ -461,7 +461,7 @@ class Resolving:
                 return
             need = len(chosen)
         else:
-            need = self.r.over_hand_limit(player) or 0
+            need = self.rules.over_hand_limit(player) or 0
         if need and raw is None:
             self.rep("log.choice-missing", "bp6.2",
                      f"{player} had {count} cards in hand at End: "
@@ -485,11 +485,11 @@ class Resolving:
             b.take_from_hand(card)
             b.graveyard.append(card)
             self.emit(op="move", card=f"{player}:{card}", **{"from": "hand"}, to="graveyard")
-        self.triggers += self.r.discarded(player, len(chosen), self.req.id)
+        self.triggers += self.rules.discarded(player, len(chosen), self.req.id)
 
     @step("fog_to_graveyard")
     def step_fog_to_graveyard(self, step: dict[str, Any]) -> None:
-        b = self.r.boards[self.req.controller]
+        b = self.rules.boards[self.req.controller]
         for card in b.fog:
             b.graveyard.append(card)
             self.emit(op="move", card=f"{self.req.controller}:{card}", **{"from": "fog"},
@@ -499,8 +499,8 @@ class Resolving:
     @step("end_turn")
     def step_end_turn(self, step: dict[str, Any]) -> None:
         nxt = self.flow.next_player(self.flow.turn_player or self.req.controller)
-        self.r.ended.clear()  # what ended in the last turn is no longer a likely mistake
-        self.r.end_abilities("end_of_turn")  # "until the end of this turn" expires
+        self.rules.ended.clear()  # what ended in the last turn is no longer a likely mistake
+        self.rules.end_abilities("end_of_turn")  # "until the end of this turn" expires
         if not self.planning:
             self.flow.start_turn(nxt)
         self.emit(op="turn", player=nxt)
@@ -515,12 +515,12 @@ class Resolving:
                      severity="warning")
         valid = []
         for ref in attackers:
-            ch = self.r.find(ref)
+            ch = self.rules.find(ref)
             if ch is None or ch.owner != player:
                 self.rep("legality.choice-invalid", "bp6.2",
                          f"{ref} is not a character of {player} on the field.", actual=ref)
                 continue
-            if not self.r.may_attack(ch, self.flow.turn):
+            if not self.rules.may_attack(ch, self.flow.turn):
                 why = "is in drive state" if ch.state != "charge" else (
                     "cannot attack (a bulwark)" if ch.kind == "bulwark" else
                     "entered the field this turn and is in preparation: it cannot attack yet")
@@ -535,9 +535,9 @@ class Resolving:
             ch.state = "drive"
             valid.append(ch.ref)
             self.emit(op="drive", character=ch.ref)
-        for ch in self.r.boards[player].field:
-            if self.r.data["characters"][ch.kind].get("must_attack") and ch.ref not in valid \
-                    and self.r.may_attack(ch, self.flow.turn):
+        for ch in self.rules.boards[player].field:
+            if self.rules.data["characters"][ch.kind].get("must_attack") and ch.ref not in valid \
+                    and self.rules.may_attack(ch, self.flow.turn):
                 self.rep("legality.choice-invalid", "bp-extra.giant",
                          f"{ch.ref} ({ch.kind}) is in charge state and may attack: it must be "
                          "designated as an attacker.", actual=attackers)
@@ -560,7 +560,7 @@ class Resolving:
             raw = {}
         for named, blist in raw.items():
             # Any card of an attacker of several cards names it (match-log.md).
-            unit = self.r.find(str(named))
+            unit = self.rules.find(str(named))
             att = unit.ref if unit is not None and unit.ref in attackers else named
             if att not in attackers:
                 self.rep("legality.choice-invalid", "bp6.2", f"{named} is not an attacker.",
@@ -568,12 +568,12 @@ class Resolving:
                 continue
             chars = []
             for ref in blist if isinstance(blist, list) else [blist]:
-                ch = self.r.find(str(ref))
+                ch = self.rules.find(str(ref))
                 if ch is None or ch.owner == self.req.controller:
                     self.rep("legality.choice-invalid", "bp6.2",
                              f"{ref} is not a character of the defending player.", actual=ref)
                     continue
-                if not self.r.may_block(ch):
+                if not self.rules.may_block(ch):
                     self.rep("legality.choice-invalid", "bp6.2",
                              f"{ref} is in drive state and cannot block.", actual=ref)
                 if ch.ref in used:
@@ -595,16 +595,16 @@ class Resolving:
         controller = self.req.controller
         opponent = self.flow.next_player(controller)
         for aref in attackers:
-            att = self.r.find(aref)
+            att = self.rules.find(aref)
             if att is None:
                 continue
-            bl = [c for c in (self.r.find(b) for b in blockers.get(aref, [])) if c is not None]
-            asize = self.r.size(att)
+            bl = [c for c in (self.rules.find(b) for b in blockers.get(aref, [])) if c is not None]
+            asize = self.rules.size(att)
             if not bl:
                 self.triggers += [
                     TriggerSpec(t.action, aref, att.owner)
-                    for t in self.r.trump_triggers(att.owner, "unblocked_attacker", aref)]
-                if asize is None and not self.r.size_hidden(att):
+                    for t in self.rules.trump_triggers(att.owner, "unblocked_attacker", aref)]
+                if asize is None and not self.rules.size_hidden(att):
                     # No size at all (a bulwark named as an attacker, reported at the
                     # Attack): it deals no damage.
                     self.rep("log.hidden-info", "bp6.2", f"{aref}'s size is unknown.",
@@ -614,7 +614,7 @@ class Resolving:
                     self.hidden(f"{aref}'s size is unknown: the damage it deals cannot be "
                                 "checked" + ("; the damage the log records is followed." if
                                             self.line.effects is not None else
-                                            f", and {opponent}'s {self.r.deck_zone} count is "
+                                            f", and {opponent}'s {self.rules.deck_zone} count is "
                                             "unknown from here."))
                     self._unknown_damage(opponent)  # the table's count, if it says one
                     continue
@@ -639,7 +639,7 @@ class Resolving:
                 else:
                     n = number(card)
                     kills = n == 0 or n in att.ranks()
-                if kills and self.r.data["characters"][att.kind].get("bulwark_proof"):
+                if kills and self.rules.data["characters"][att.kind].get("bulwark_proof"):
                     kills = False  # 巨人 is not moved to the graveyard by a bulwark
                     self.why.append(f"{att.ref} ({att.kind}) is not destroyed by a bulwark")
                 bw.face_down = False
@@ -647,14 +647,14 @@ class Resolving:
                 if kills:
                     self._destroy(att)
                 self._destroy(bw)
-                if bw not in self.r.boards[bw.owner].field:  # 9.0 要塞: 反撃
+                if bw not in self.rules.boards[bw.owner].field:  # 9.0 要塞: 反撃
                     self.triggers += [
                         TriggerSpec(t.action, bw.ref, bw.owner,
                                     facts={"attacker_owner": att.owner})
-                        for t in self.r.trump_triggers(bw.owner, "blocking_bulwark_lost",
+                        for t in self.rules.trump_triggers(bw.owner, "blocking_bulwark_lost",
                                                        bw.ref)]
                 continue
-            sizes = [self.r.size(c) for c in bl]
+            sizes = [self.rules.size(c) for c in bl]
             if asize is None or any(s is None for s in sizes):
                 self.hidden("A size in this battle is unknown: who goes to the graveyard "
                             "cannot be checked.")
@@ -663,7 +663,7 @@ class Resolving:
                         self._destroy(c)
                 continue
             total = sum(s for s in sizes if s is not None)
-            if self.r.rule_in_force("revolution"):
+            if self.rules.rule_in_force("revolution"):
                 # 革命 (♠A face up, either player's): the larger goes to the graveyard (both
                 # when equal) and its player takes the difference in damage.
                 if asize >= total:
@@ -683,13 +683,13 @@ class Resolving:
 
     def _damage(self, player: str, amount: int) -> None:
         """Damage: top cards of the deck to the graveyard, as many as there are."""
-        if player not in self.r.boards:
+        if player not in self.rules.boards:
             return  # no player (a target reported when requested)
         if self._fortress_holds(player):
             self.why.append(f"{player}'s 要塞 is face up and {player} had a character on the "
                             "field: no damage from the opponent's ♠-keyed action")
             return
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         shown = self._claimed_cards("damage", player)
         if b.deck is None:
             self.count_unknown.add(("damage", player))
@@ -709,7 +709,7 @@ class Resolving:
     def _fortress_holds(self, player: str) -> bool:
         """要塞 (♣9 face up): a player with a character on the field just before the
         opponent's action with a ♠ key card takes effect takes no damage from it."""
-        if player == self.req.controller or not self.r.rule_in_force("fortress", player):
+        if player == self.req.controller or not self.rules.rule_in_force("fortress", player):
             return False
         if not self.had_field.get(player, False):
             return False
@@ -727,14 +727,14 @@ class Resolving:
         return False
 
     def _destroy(self, ch: Character) -> None:
-        if ch not in self.r.boards[ch.owner].field:
+        if ch not in self.rules.boards[ch.owner].field:
             return
         for card in ch.cards:
             self.emit(op="move", card=f"{ch.owner}:{card}", **{"from": "field"},
                       to="graveyard")
         if self._claims_it_stayed(ch):
             return  # reported with the claims; the game follows the log
-        self.triggers += self.r._leave_field(ch, "graveyard")
+        self.triggers += self.rules._leave_field(ch, "graveyard")
 
     def _claims_it_stayed(self, ch: Character) -> bool:
         """The log's effects are given and move none of the character's cards off the field."""
@@ -775,7 +775,7 @@ class Resolving:
         count of ``player``'s deck is unknown from here (never a guessed count)."""
         told = self._claimed_amount("damage", player)
         if told is None:
-            self.r.boards[player].deck = None
+            self.rules.boards[player].deck = None
         elif told:
             self._damage(player, told)
 
@@ -798,9 +798,9 @@ class Resolving:
                         "change " + ("the log records is followed." if delta is not None else
                                      f"is unknown, and so is {ch.ref}'s size."))
         keys = ", ".join(self.req.key_cards)
-        self.r.grant(Ability(
+        self.rules.grant(Ability(
             name=self.req.action.name, source=f"{self.req.id}, {keys}",
-            owner=self.req.controller, scope="this", timestamp=self.r.tick(), stat="size",
+            owner=self.req.controller, scope="this", timestamp=self.rules.tick(), stat="size",
             op="add", amount=delta, character=ch.ref, until="end_of_turn"))
         if delta is not None:
             self.emit(op="size", character=ch.ref, delta=delta, until="end_of_turn")
@@ -810,8 +810,8 @@ class Resolving:
         ch = self.target_char()
         if ch is None:
             return
-        size = self.r.size(ch)
-        if size is None and self.r.data["characters"][ch.kind]["kind"] == "soldier":
+        size = self.rules.size(ch)
+        if size is None and self.rules.data["characters"][ch.kind]["kind"] == "soldier":
             self.hidden(f"{ch.ref}'s size is unknown: whether it is 0 or less cannot be "
                         "checked.")
             if self.claimed_gone(ch):
@@ -875,10 +875,10 @@ class Resolving:
 
     @step("damage_target")
     def step_damage_target(self, step: dict[str, Any]) -> None:
-        if not self.req.targets or self.req.targets[0] not in self.r.boards:
+        if not self.req.targets or self.req.targets[0] not in self.rules.boards:
             return  # no player named: reported when requested (legality.target-invalid)
         player = self.req.targets[0]
-        if player not in self.r.boards:
+        if player not in self.rules.boards:
             return  # no player of the match: reported when requested (log.unknown-ref)
         if isinstance(step.get("amount"), int):  # R・S・F: a fixed amount
             self._damage(player, step["amount"])
@@ -889,7 +889,7 @@ class Resolving:
             self.hidden(f"{self.req.action.name}: a key card's face is not shown; the "
                         + ("damage the log records is followed." if self.line.effects
                            is not None else f"damage cannot be checked, and {player}'s "
-                           f"{self.r.deck_zone} count is unknown from here."))
+                           f"{self.rules.deck_zone} count is unknown from here."))
             self._unknown_damage(player)
             return
         self._damage(player, n)
@@ -897,11 +897,11 @@ class Resolving:
     @step("search")
     def step_search(self, step: dict[str, Any]) -> None:
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         ref = self.choices.get("card")
         if ref is None and b.deck == []:
             # Nothing to take, nothing to record: the search does what it can.
-            self.why.append(f"{player}'s {self.r.deck_zone} is empty: no card is taken")
+            self.why.append(f"{player}'s {self.rules.deck_zone} is empty: no card is taken")
             self._shuffle(player)
             return
         if ref is None:
@@ -935,12 +935,12 @@ class Resolving:
     def step_dig(self, step: dict[str, Any]) -> None:
         """世代交代: mill until a Joker/A/J/Q/K appears; that card goes to hand."""
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         claimed = self.claims
         if b.deck is not None and UNKNOWN not in b.deck:
             while b.deck:
                 card = b.deck.pop(0)
-                if number(card) in self.r.ng_ranks:
+                if number(card) in self.rules.ng_ranks:
                     b.add_to_hand(card)
                     self.emit(op="move", card=f"{player}:{card}", **{"from": "deck"}, to="hand")
                     return
@@ -972,7 +972,7 @@ class Resolving:
     def finish(self) -> Resolution:
         """Key cards leave the stage; compare the log's claimed effects with ours."""
         controller = self.req.controller
-        b = self.r.boards[controller]
+        b = self.rules.boards[controller]
         if self.req.status != "negated" and not self.req.data.get("virtual_keys"):
             dest = "graveyard" if self.fizzled else self.key_dest
             for k in self.req.key_cards:
@@ -995,13 +995,13 @@ class Resolving:
         """The action the edition data starts after this one resolved (``triggers``:
         ``after``), when the trigger's condition holds (``if: attackers``: the Attack
         designated at least one attacker)."""
-        after = self.r.after.get(self.req.action.id)
-        if not after or self.fizzled or after["action"] not in self.r.actions:
+        after = self.rules.after.get(self.req.action.id)
+        if not after or self.fizzled or after["action"] not in self.rules.actions:
             return
         if after.get("if") == "attackers" and not self.req.data.get("attackers"):
             return
         controller = self.req.controller
-        ctl = self.flow.turn_player if self.r.actions[after["action"]].data.get(
+        ctl = self.flow.turn_player if self.rules.actions[after["action"]].data.get(
             "controller") == "turn_player" else controller
         self.triggers.append(TriggerSpec(after["action"], self.req.id, ctl or controller))
 
@@ -1046,7 +1046,7 @@ class Resolving:
         if self._fewer_from_an_uncounted_deck(unmatched, extra):
             self.rep("log.hidden-info", "bp4.3.3.1.2",
                      f"The log records fewer cards for {self.req.action.name} than the rules "
-                     f"give, from a {self.r.deck_zone} whose count is unknown: whether only "
+                     f"give, from a {self.rules.deck_zone} whose count is unknown: whether only "
                      "part of the effect was possible cannot be checked; the table's count "
                      "is followed.", severity="warning", expected=unmatched, actual=extra)
             self._follow(unmatched, extra)
@@ -1060,11 +1060,11 @@ class Resolving:
                         None)
             if told is None:
                 continue
-            deck = self.r.boards[player].deck if player in self.r.boards else None
+            deck = self.rules.boards[player].deck if player in self.rules.boards else None
             # The cards the damage could move: what is left, and what the rules' took.
             cap = len(deck) + int(o.get("amount", 0)) if deck is not None else None
             for att in self.sizes_used.get(player, []):
-                found = self.r.explain_size(att, told["amount"], f"{att.ref}'s size", cap)
+                found = self.rules.explain_size(att, told["amount"], f"{att.ref}'s size", cap)
                 if found is not None:
                     code, message = found
                     self.rep(code, "bp4.4.3", f"The damage to {player} is the attacker's "
@@ -1131,7 +1131,7 @@ class Resolving:
         for t in keymoves:
             parts = split_ref(str(t.get("card")))
             to = t.get("to")
-            if parts is None or parts[0] not in self.r.boards or not isinstance(to, str) \
+            if parts is None or parts[0] not in self.rules.boards or not isinstance(to, str) \
                     or to == "stage":
                 continue
             player, card = parts

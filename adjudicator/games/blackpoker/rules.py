@@ -27,7 +27,7 @@ import dataclasses
 import importlib
 import itertools
 import pkgutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from coreflow_judge.adjudicator.findings import Finding, finding
@@ -122,6 +122,15 @@ def load_edition(edition: str) -> dict[str, Any]:
         return data
 
     return checked_data(package, f"edition-{edition}", load)
+
+
+def _reporter(out: list[Finding], seq: int) -> Callable[..., None]:
+    """``rep(code, rule, message, **kw)``: a finding about line ``seq``, added to ``out``."""
+
+    def rep(code: str, rule: str, msg: str, **kw: Any) -> None:
+        out.append(finding(code, seq, rule, msg, **kw))
+
+    return rep
 
 
 @dataclasses.dataclass(slots=True)
@@ -704,24 +713,37 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             self.grant_findings(flow, line, action) + self.condition_findings(flow, line, action)))
 
     def request_findings(self, flow: CoreFlow, line: Request, action: ActionDef) -> list[Finding]:
-        """Key cards (★), costs ($), targets and request-time choices; never mutates."""
+        """bp4.3: what a request breaks when it is made, checked in this order: the
+        abilities that grant the action and its conditions, its key cards (★), the turn it
+        may be requested on, its costs ($), its target and its request-time choices. Never
+        mutates."""
         out: list[Finding] = []
-        seq = line.seq
-        player = line.player
-        a = action.data
-        board = self.boards.get(player)
+        board = self.boards.get(line.player)
         if board is None:
             return out
-
-        def rep(code: str, rule: str, msg: str, **kw: Any) -> None:
-            out.append(finding(code, seq, rule, msg, **kw))
-
         # Abilities that grant the action (6.1 extra: trumps, trump characters).
         out += self.grant_findings(flow, line, action)
         out += self.condition_findings(flow, line, action)
         free = self.free_use(line, action)
-        # Key cards (none where a character's free use supplies virtual ones).
-        spec = None if free is not None else a.get("key")
+        keys = self._check_key_cards(line, action, board, free, out)
+        self._check_not_own_turn(flow, line, action, out)
+        self._check_cost_total(flow, line, action, free, out)
+        taken = self._check_cost_cards(line, board, keys, out)
+        self._check_target(flow, line, action, keys, out)
+        self._check_request_choices(line, action, board, taken, out)
+        return out
+
+    def _check_key_cards(self, line: Request, action: ActionDef, board: PlayerBoard,
+                         free: Mapping[str, Any] | None, out: list[Finding]) -> list[str]:
+        """bp4.3.1: a request names as many key cards (★) as its action takes, each a card
+        of the requester that meets the action's key-card condition (suit, rank range,
+        Joker; on one another: same suit, same rank, a rank set), taken from the hand
+        unless the action says otherwise (rulings A5; the rare card zone in the 9.0
+        frames). None where a character's free use supplies virtual ones. A key card
+        written ``?`` cannot be checked: a warning. Returns the key cards named."""
+        rep = _reporter(out, line.seq)
+        player = line.player
+        spec = None if free is not None else action.data.get("key")
         patterns = spec.get("cards") or [{}] * len(spec.get("rank_set", ())) if spec else []
         keys = []
         for ref in line.key_cards:
@@ -744,31 +766,59 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 rep("legality.key-card-invalid", "bp4.3.1",
                     f"{', '.join(keys)} does not meet {action.name}'s key-card condition.",
                     expected=self._pattern_text(patterns), actual=keys)
-            used: dict[str, int] = {}
-            for k in keys:
-                used[k] = used.get(k, 0) + 1
-                if spec and spec.get("from") == "rare":  # the rare card zone (9.0 frames)
-                    why = self.rare_key_problem(board, k, used[k])
-                    if why is not None:
-                        rep("legality.key-card-invalid", "bp4.3.1",
-                            f"{action.name} takes its key card from the rare card zone: "
-                            f"{why}.", actual=k)
-                    continue
-                where = self.seen_outside_hand(player, k)
-                if where is not None:  # rulings A5: key cards come from the hand
+            self._check_key_card_places(line, action, board, spec, keys, out)
+        return keys
+
+    def _check_key_card_places(self, line: Request, action: ActionDef, board: PlayerBoard,
+                               spec: Mapping[str, Any] | None, keys: list[str],
+                               out: list[Finding]) -> None:
+        """bp4.3.1, rulings A5: key cards come from the requester's hand (each one as many
+        times as the hand holds it), unless the action takes them from the rare card zone
+        (9.0 frames)."""
+        rep = _reporter(out, line.seq)
+        player = line.player
+        used: dict[str, int] = {}
+        for k in keys:
+            used[k] = used.get(k, 0) + 1
+            if spec and spec.get("from") == "rare":  # the rare card zone (9.0 frames)
+                why = self.rare_key_problem(board, k, used[k])
+                if why is not None:
                     rep("legality.key-card-invalid", "bp4.3.1",
-                        f"{k} is {where}, not in {player}'s hand: key cards come from the "
-                        "hand unless the action says otherwise.", actual=k)
-                elif k != UNKNOWN and not self._hand_has(board, k, used[k]):
-                    rep("legality.key-card-invalid", "bp4.3.1",
-                        f"{k} is not in {player}'s hand.", actual=k)
-        flags = a.get("flags") or {}
-        if flags.get("only_when_not_turn_player") and player == flow.turn_player:
-            rep("timing.not-while-turn-player", "bp4.5.3.4",
-                f"{player} requested {action.name} on their own turn; it may be requested "
-                "only while its requester does not have the turn.",
+                        f"{action.name} takes its key card from the rare card zone: "
+                        f"{why}.", actual=k)
+                continue
+            where = self.seen_outside_hand(player, k)
+            if where is not None:  # rulings A5: key cards come from the hand
+                rep("legality.key-card-invalid", "bp4.3.1",
+                    f"{k} is {where}, not in {player}'s hand: key cards come from the "
+                    "hand unless the action says otherwise.", actual=k)
+            elif k != UNKNOWN and not self._hand_has(board, k, used[k]):
+                rep("legality.key-card-invalid", "bp4.3.1",
+                    f"{k} is not in {player}'s hand.", actual=k)
+
+    @staticmethod
+    def _check_not_own_turn(flow: CoreFlow, line: Request, action: ActionDef,
+                            out: list[Finding]) -> None:
+        """bp4.5.3.4: an action flagged ``only_when_not_turn_player`` (クイック召喚) may be
+        requested only while its requester does not have the turn."""
+        flags = action.data.get("flags") or {}
+        if flags.get("only_when_not_turn_player") and line.player == flow.turn_player:
+            _reporter(out, line.seq)(
+                "timing.not-while-turn-player", "bp4.5.3.4",
+                f"{line.player} requested {action.name} on their own turn; it may be "
+                "requested only while its requester does not have the turn.",
                 expected="the opponent's turn", actual="own turn")
-        # Costs.
+
+    def _check_cost_total(self, flow: CoreFlow, line: Request, action: ActionDef,
+                          free: Mapping[str, Any] | None, out: list[Finding]) -> None:
+        """bp4.3.1.1: the costs paid are the action's ($ letters, as the abilities in force
+        make them: a waiver left out or applied after it ended is a precedence finding).
+        An action with a quick-timing cost (``alt_cost``) requested outside main timing
+        pays that one; at main timing it may pay either. The originating soldier of an
+        originated action, or a character's free use, is driven and nothing else."""
+        rep = _reporter(out, line.seq)
+        a = action.data
+        player = line.player
         main = flow.main_timing(player)
         want, waivers = self.cost_of(action, player, main)
         if a.get("originated") or free is not None:
@@ -794,6 +844,16 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                     + (f" ({', '.join(a.describe() for a in waivers)})" if waivers else "")
                     + f"; the request paid {'$' + got if got else 'nothing'}.",
                     expected=want or None, actual=got or None)
+
+    def _check_cost_cards(self, line: Request, board: PlayerBoard, keys: list[str],
+                          out: list[Finding]) -> dict[str, int]:
+        """bp4.3.1.1: each cost names what pays it: $B a charge-state bulwark of the
+        requester (driven by it, so not twice), $L the top card of the deck (life), $D a
+        card in the requester's hand besides the key cards, $S a character of the
+        requester. Returns the hand cards the request takes (key cards and $D), by how
+        many times."""
+        rep = _reporter(out, line.seq)
+        player = line.player
         discards: dict[str, int] = {}
         for k in keys:
             discards[k] = discards.get(k, 0) + 1
@@ -806,29 +866,10 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 lost += c.kind == "L"
                 continue
             if c.kind == "B":
-                ch = self.bulwark_for_cost(player, c.ref, drive_seen)
-                if ch is None or ch.owner != player or ch.kind != "bulwark":
-                    rep("legality.cost-unpaid", "bp4.3.1.1",
-                        f"{c.ref} is not a bulwark of {player}.", actual=c.ref)
-                elif ch.state != "charge" or ch.ref in drive_seen:
-                    rep("legality.cost-unpaid", "bp4.3.1.1",
-                        f"The bulwark {c.ref} is in drive state and cannot pay $B.",
-                        actual=c.ref)
-                else:
-                    drive_seen.add(ch.ref)
+                self._check_bulwark_cost(player, c.ref, drive_seen, rep)
             elif c.kind == "L":
                 lost += 1
-                top = None if board.deck is None or len(board.deck) < lost else \
-                    board.deck[lost - 1]
-                named = card_of(c.ref)
-                if board.deck is not None and len(board.deck) < lost:
-                    rep("legality.cost-unpaid", "bp4.3.1.1",
-                        f"{player} has no card left in the {self.deck_zone} to pay $L "
-                        "(lose the top card).")
-                elif top not in (None, UNKNOWN) and named != UNKNOWN and named != top:
-                    rep("legality.cost-unpaid", "bp4.3.1.1",
-                        f"$L loses the top card of the {self.deck_zone}, {top}, not {named}.",
-                        expected=f"{player}:{top}", actual=c.ref)
+                self._check_lose_cost(player, board, c.ref, lost, rep)
             elif c.kind == "D":
                 parts = split_ref(c.ref)
                 card = parts[1] if parts else c.ref
@@ -844,8 +885,47 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 if ch is None or ch.owner != player:
                     rep("legality.cost-unpaid", "bp4.3.1.1",
                         f"{c.ref} is not a character of {player}.", actual=c.ref)
-        # Targets.
-        tspec = a.get("target")
+        return discards
+
+    def _check_bulwark_cost(self, player: str, ref: str, drive_seen: set[str],
+                            rep: Callable[..., None]) -> None:
+        """bp4.3.1.1 $B: drive a charge-state bulwark of the requester (``drive_seen``: those
+        this request already drove, which it adds to)."""
+        ch = self.bulwark_for_cost(player, ref, drive_seen)
+        if ch is None or ch.owner != player or ch.kind != "bulwark":
+            rep("legality.cost-unpaid", "bp4.3.1.1",
+                f"{ref} is not a bulwark of {player}.", actual=ref)
+        elif ch.state != "charge" or ch.ref in drive_seen:
+            rep("legality.cost-unpaid", "bp4.3.1.1",
+                f"The bulwark {ref} is in drive state and cannot pay $B.",
+                actual=ref)
+        else:
+            drive_seen.add(ch.ref)
+
+    def _check_lose_cost(self, player: str, board: PlayerBoard, ref: str, lost: int,
+                         rep: Callable[..., None]) -> None:
+        """bp4.3.1.1 $L: lose the top card of the deck (life); the ``lost``-th $L of the
+        request loses the ``lost``-th card from the top, which must be there."""
+        top = None if board.deck is None or len(board.deck) < lost else \
+            board.deck[lost - 1]
+        named = card_of(ref)
+        if board.deck is not None and len(board.deck) < lost:
+            rep("legality.cost-unpaid", "bp4.3.1.1",
+                f"{player} has no card left in the {self.deck_zone} to pay $L "
+                "(lose the top card).")
+        elif top not in (None, UNKNOWN) and named != UNKNOWN and named != top:
+            rep("legality.cost-unpaid", "bp4.3.1.1",
+                f"$L loses the top card of the {self.deck_zone}, {top}, not {named}.",
+                expected=f"{player}:{top}", actual=ref)
+
+    def _check_target(self, flow: CoreFlow, line: Request, action: ActionDef,
+                      keys: list[str], out: list[Finding]) -> None:
+        """bp4.3.2.1: an action with a target names exactly one, which meets its condition
+        when requested (``_target_problem``); one without names none. A target no line
+        made is ``log.unknown-ref``; one whose hidden face decides the condition cannot be
+        checked: a warning."""
+        rep = _reporter(out, line.seq)
+        tspec = action.data.get("target")
         if tspec is None:
             if line.targets:
                 rep("legality.target-invalid", "bp4.3.2.1",
@@ -856,8 +936,8 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 actual=len(line.targets))
         else:
             unseen: list[str] = []
-            why = self._target_problem(flow, tspec, line.targets[0], player, keys, line.request,
-                                       action.id, unseen)
+            why = self._target_problem(flow, tspec, line.targets[0], line.player, keys,
+                                       line.request, action.id, unseen)
             if why:
                 code = "log.unknown-ref" if why.startswith("no ") else "legality.target-invalid"
                 rep(code, "bp4.3.2.1", f"Target {line.targets[0]}: {why}.",
@@ -865,16 +945,26 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
             elif unseen:
                 rep("log.hidden-info", "bp4.3.2.1", f"Target {line.targets[0]}: "
                     f"{'; '.join(unseen)} cannot be checked.", severity="warning")
-        # Request-time choices: their shapes (choices.py), then the hand card.
+
+    def _check_request_choices(self, line: Request, action: ActionDef, board: PlayerBoard,
+                               taken: Mapping[str, int], out: list[Finding]) -> None:
+        """The choices made with the request: their shapes (choices.md), then bp6.2 the
+        hand card an action chooses at request time (Set Bulwark) is a card of the
+        requester in the hand besides those the request already takes (``taken``: key
+        cards and $D). Not recorded: a warning, unless the hand is known to hold no other
+        card (nothing could be chosen)."""
+        a = action.data
+        player = line.player
+        rep = _reporter(out, line.seq)
         found, refused = choice_findings(action.name, "request", a.get("choices"),
-                                         line.choices, seq)
+                                         line.choices, line.seq)
         out += found
         if "card" in (a.get("choices") or {}) and not refused:
             card_ref = (line.choices or {}).get("card")
             if card_ref is None:
                 # A hand known to be empty holds no card to choose: nothing could be
                 # recorded, and the action does what it can (nothing).
-                if not self._hand_empty(board, discards):
+                if not self._hand_empty(board, taken):
                     rep("log.choice-missing", "bp6.2", f"{action.name}: the hand card is not "
                         "recorded.", severity="warning")
             else:
@@ -882,10 +972,9 @@ class BlackPokerRules(FrameRules, TrumpRules, RulesHooks):
                 if parts is None or parts[0] != player:
                     rep("legality.choice-invalid", "bp6.2",
                         f"{card_ref} is not a card of {player}.", actual=card_ref)
-                elif not self._hand_has(board, parts[1], discards.get(parts[1], 0) + 1):
+                elif not self._hand_has(board, parts[1], taken.get(parts[1], 0) + 1):
                     rep("legality.choice-invalid", "bp6.2",
                         f"{parts[1]} is not in {player}'s hand.", actual=card_ref)
-        return out
 
     @staticmethod
     def request_choices(req: Req) -> dict[str, Any]:

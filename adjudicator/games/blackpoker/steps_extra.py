@@ -39,11 +39,11 @@ class ExtraSteps(Resolving):
 
     # ------------------------------------------------------------------ helpers
     def _soldier(self, ch: Character) -> bool:
-        return bool(self.r.data["characters"][ch.kind]["kind"] == "soldier")
+        return bool(self.rules.data["characters"][ch.kind]["kind"] == "soldier")
 
     def _number(self, ch: Character) -> int | None:
         """The printed number of a character (a trump character's fixed number)."""
-        return self.r.printed_size(ch)
+        return self.rules.printed_size(ch)
 
     def _flip(self, owner: str, trump: Trump, up: bool) -> None:
         self._turn_trump(owner, trump, up)
@@ -53,11 +53,11 @@ class ExtraSteps(Resolving):
         """What a step compares: the printed number (6.1 texts say 数字) or, where the step
         says ``measure: size`` (9.0 texts say サイズ), the size after abilities."""
         if step.get("measure") == "size":
-            return self.r.size, "size"
+            return self.rules.size, "size"
         return self._number, "number"
 
     def _own_trump(self, player: str, card: str) -> Trump | None:
-        return next((t for t in self.r.boards[player].trumps if t.card == card), None)
+        return next((t for t in self.rules.boards[player].trumps if t.card == card), None)
 
     def _choice_ref(self, name: str, what: str, possible: bool = True) -> str | None:
         """The choice ``name`` as a reference; None where the log leaves it out: a
@@ -75,19 +75,19 @@ class ExtraSteps(Resolving):
 
     def _discard(self, player: str, cards: list[str]) -> None:
         """``player`` discards ``cards`` from the hand (暴動 listens)."""
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         for card in cards:
             b.take_from_hand(card)
             b.graveyard.append(card)
         if cards:
             self.emit(op="discard", player=player, cards=[f"{player}:{c}" for c in cards])
-            self.triggers += self.r.discarded(player, len(cards), self.req.id)
+            self.triggers += self.rules.discarded(player, len(cards), self.req.id)
 
     def _to_deck(self, ch: Character, order: list[str], position: str) -> None:
         """A character's cards go onto its owner's deck (top first in ``order``)."""
         owner = ch.owner
-        self.triggers += self.r._leave_field(ch, "deck")
-        b = self.r.boards[owner]
+        self.triggers += self.rules._leave_field(ch, "deck")
+        b = self.rules.boards[owner]
         if b.deck is not None:
             if position == "top":
                 b.deck[0:0] = order
@@ -101,14 +101,14 @@ class ExtraSteps(Resolving):
                        state: str = "charge", face_down: bool = False) -> Character:
         ref = f"{player}:{cards[0]}"
         ch = Character(ref, player, kind, list(cards), [self.flow.turn] * len(cards),
-                       state=state, face_down=face_down, timestamp=self.r.tick())
-        self.r.boards[player].field.append(ch)
+                       state=state, face_down=face_down, timestamp=self.rules.tick())
+        self.rules.boards[player].field.append(ch)
         return ch
 
     def _from_deck_top(self, player: str, n: int, op: str) -> list[str]:
         """The top ``n`` cards of the deck taken off (faces from the log's ``op`` claims
         where the engine has not seen them)."""
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         shown = self._claimed_enter_cards("bulwark") if op == "enter" else [
             card_of(c) for c in self._claimed_cards("reveal", player) or []]
         out = []
@@ -125,9 +125,9 @@ class ExtraSteps(Resolving):
         """オープン: one of the controller's face-down trumps (choice ``trump``) is turned
         face up, its ability in force."""
         player = self.req.controller
-        closed = [t for t in self.r.boards[player].trumps
+        closed = [t for t in self.rules.boards[player].trumps
                   if not t.face_up and t.closed_turn == self.flow.turn]
-        down = [t for t in self.r.boards[player].trumps if not t.face_up and t not in closed]
+        down = [t for t in self.rules.boards[player].trumps if not t.face_up and t not in closed]
         raw = self.choices.get("trump")
         trump: Trump | None
         if raw is None:
@@ -159,7 +159,7 @@ class ExtraSteps(Resolving):
     def step_close_trump(self, step: dict[str, Any]) -> None:
         """クローズ: the target trump turns face down if it is face up and of the key cards'
         suit."""
-        found = self.r.find_trump(self.req.targets[0]) if self.req.targets else None
+        found = self.rules.find_trump(self.req.targets[0]) if self.req.targets else None
         if found is None:
             return
         owner, trump = found
@@ -184,7 +184,7 @@ class ExtraSteps(Resolving):
     def step_close_trump_for_turn(self, step: dict[str, Any]) -> None:
         """9.0 クローズ: the target face-up trump (any suit) turns face down and cannot turn
         face up again this turn; the key card marks it in the fog (``key_to_fog``)."""
-        found = self.r.find_trump(self.req.targets[0]) if self.req.targets else None
+        found = self.rules.find_trump(self.req.targets[0]) if self.req.targets else None
         if found is None:
             return
         owner, trump = found
@@ -198,7 +198,7 @@ class ExtraSteps(Resolving):
     def step_destroy_trump(self, step: dict[str, Any]) -> None:
         """切札破壊: the target trump goes to its owner's graveyard if it is face up with the
         key card's suit and number."""
-        found = self.r.find_trump(self.req.targets[0]) if self.req.targets else None
+        found = self.rules.find_trump(self.req.targets[0]) if self.req.targets else None
         if found is None or not self.req.key_cards:
             return
         owner, trump = found
@@ -215,8 +215,8 @@ class ExtraSteps(Resolving):
             self.why.append(f"{owner}'s trump is " + ("face down" if not trump.face_up else
                             f"{trump.card}, not the key card {key}"))
             return
-        self.r.boards[owner].trumps.remove(trump)
-        self.r.boards[owner].graveyard.append(trump.card)
+        self.rules.boards[owner].trumps.remove(trump)
+        self.rules.boards[owner].graveyard.append(trump.card)
         self.emit(op="move", card=f"{owner}:{trump.card}", **{"from": "trump"},
                   to="graveyard")
 
@@ -228,7 +228,7 @@ class ExtraSteps(Resolving):
             return
         player = self.req.controller
         card = card_of(self.req.targets[0])
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         if card in b.graveyard:
             b.graveyard.remove(card)
             where = "graveyard"
@@ -283,14 +283,14 @@ class ExtraSteps(Resolving):
         bottom of the deck; if it did, the target takes 2 damage."""
         player = self.req.controller
         ref = self._choice_ref("character", "the character sent to the deck bottom",
-                               bool(self.r.boards[player].field))
-        ch = self.r.find(ref) if ref else None
+                               bool(self.rules.boards[player].field))
+        ch = self.rules.find(ref) if ref else None
         if ref is not None and (ch is None or ch.owner != player):
             self.rep("legality.choice-invalid", "bp6.2",
                      f"{ref} is not a character of {player}.", actual=ref)
             ch = None
         if ch is None:
-            if ref is None and self.r.boards[player].field:
+            if ref is None and self.rules.boards[player].field:
                 return
             self.why.append(f"{player} moved no character, so no damage")
             return
@@ -312,12 +312,12 @@ class ExtraSteps(Resolving):
         card = self._graveyard_choice(player, "蘇生")
         if card is None:
             return
-        if not self.r.card_fits(card, step["card"]):
+        if not self.rules.card_fits(card, step["card"]):
             self.rep("legality.choice-invalid", "bp6.2", f"蘇生 takes a "
-                     f"{self.r._pattern_text([step['card']])}; {card} is not.", actual=card)
+                     f"{self.rules._pattern_text([step['card']])}; {card} is not.", actual=card)
             return
-        self.r.boards[player].graveyard.remove(card)
-        ch = self._new_character(player, [card], self.r.character_for([card]))
+        self.rules.boards[player].graveyard.remove(card)
+        ch = self._new_character(player, [card], self.rules.character_for([card]))
         self.emit(op="enter", character=ch.ref, **{"as": ch.kind}, cards=[ch.ref])
 
     @step("instant_kill")
@@ -327,7 +327,7 @@ class ExtraSteps(Resolving):
         too."""
         player = self.req.controller
         raw = self.choices.get("soldiers")
-        if not any(self._soldier(ch) for ch in self.r.boards[player].field) and not raw:
+        if not any(self._soldier(ch) for ch in self.rules.boards[player].field) and not raw:
             self.why.append(f"{player} has no soldier to send: nothing happens")
             return  # nothing could be chosen (nor recorded)
         if raw is None:
@@ -340,7 +340,7 @@ class ExtraSteps(Resolving):
             return
         chosen: list[Character] = []
         for ref in raw:
-            ch = self.r.find(str(ref))
+            ch = self.rules.find(str(ref))
             if ch is None or ch.owner != player or not self._soldier(ch) or ch in chosen:
                 self.rep("legality.choice-invalid", "bp6.2",
                          f"{ref} is not a soldier of {player} on the field.", actual=ref)
@@ -382,20 +382,20 @@ class ExtraSteps(Resolving):
         if trump is None or not trump.face_up:
             return
         ref = self._choice_ref("card", "the graveyard card put as a soldier",
-                               any(b.graveyard for b in self.r.boards.values()))
+                               any(b.graveyard for b in self.rules.boards.values()))
         if ref is None:
             return
         parts = split_ref(ref)
-        if parts is None or parts[0] not in self.r.boards or not self.among(
-                parts[1], self.r.boards[parts[0]].graveyard,
+        if parts is None or parts[0] not in self.rules.boards or not self.among(
+                parts[1], self.rules.boards[parts[0]].graveyard,
                 f"cards of {parts[0]}'s graveyard"):
             self.rep("legality.choice-invalid", "bp6.2", f"{ref} is not in a graveyard.",
                      actual=ref)
             return
         owner, card = parts
-        self.r.boards[owner].graveyard.remove(card)
+        self.rules.boards[owner].graveyard.remove(card)
         player = self.req.controller
-        ch = self._new_character(player, [card], self.r.character_for([card]))
+        ch = self._new_character(player, [card], self.rules.character_for([card]))
         self.emit(op="enter", character=ch.ref, **{"as": ch.kind}, cards=[ref])
 
     @step("enter_with_trump")
@@ -406,7 +406,7 @@ class ExtraSteps(Resolving):
         if trump is None or not self.req.key_cards:
             return
         player = self.req.controller
-        self.r.boards[player].trumps.remove(trump)
+        self.rules.boards[player].trumps.remove(trump)
         key = card_of(self.req.key_cards[0])
         ch = self._new_character(player, [key, trump.card], step["as"])
         self.key_dest = "field"
@@ -422,7 +422,7 @@ class ExtraSteps(Resolving):
         ``clear_first`` (9.0) the soldiers or bulwarks go first, found or not, and the
         search comes after (a partner they took to the graveyard is found there)."""
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         trump = self._trump_up(step)
         if trump is None:
             return
@@ -448,8 +448,8 @@ class ExtraSteps(Resolving):
 
     def _clear_kind(self, kind: str) -> None:
         """Every character of ``kind`` (soldier, bulwark), both players', to the graveyard."""
-        doomed = [ch for p in self.flow.players for ch in self.r.boards[p].field
-                  if self.r.data["characters"][ch.kind]["kind"] == kind]
+        doomed = [ch for p in self.flow.players for ch in self.rules.boards[p].field
+                  if self.rules.data["characters"][ch.kind]["kind"] == kind]
         for ch in doomed:
             self._destroy(ch)
 
@@ -496,7 +496,7 @@ class ExtraSteps(Resolving):
         """援軍: the top 2 cards are revealed; one (choice ``soldier``) enters as a soldier
         in charge state, the other goes to the deck bottom."""
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         revealed = self._from_deck_top(player, 2, "reveal")
         self.emit(op="reveal", player=player, cards=[f"{player}:{c}" for c in revealed])
         if not revealed:
@@ -512,7 +512,7 @@ class ExtraSteps(Resolving):
             card = revealed[0]
         rest = list(revealed)
         rest.remove(card)
-        ch = self._new_character(player, [card], self.r.character_for([card]))
+        ch = self._new_character(player, [card], self.rules.character_for([card]))
         self.emit(op="enter", character=ch.ref, **{"as": ch.kind}, cards=[ch.ref])
         for c in rest:
             if b.deck is not None:
@@ -528,9 +528,9 @@ class ExtraSteps(Resolving):
         n = self.req.data.get("originator_number")
         if ch is None or n is None:
             return
-        self.r.grant(Ability(
+        self.rules.grant(Ability(
             name=self.req.action.name, source=f"{self.req.id}, {self.req.data['originator']}",
-            owner=self.req.controller, scope="this", timestamp=self.r.tick(), stat="size",
+            owner=self.req.controller, scope="this", timestamp=self.rules.tick(), stat="size",
             op="add", amount=int(n), character=ch.ref, until="end_of_turn"))
         self.emit(op="size", character=ch.ref, delta=int(n), until="end_of_turn")
 
@@ -542,7 +542,7 @@ class ExtraSteps(Resolving):
             return
         for card in ch.cards:
             self.emit(op="move", card=f"{ch.owner}:{card}", **{"from": "field"}, to="hand")
-        self.triggers += self.r._leave_field(ch, "hand")
+        self.triggers += self.rules._leave_field(ch, "hand")
 
     @step("turn_down_trump")
     def step_turn_down_trump(self, step: dict[str, Any]) -> None:
@@ -558,11 +558,11 @@ class ExtraSteps(Resolving):
     def step_key_unit_to_soldier(self, step: dict[str, Any]) -> None:
         """ファントムリバース: the bulwark driven to start it (its key unit) becomes a
         soldier, face up, in charge state; abilities it received end."""
-        ch = self.r.find(str(self.req.data.get("originator", "")))
+        ch = self.rules.find(str(self.req.data.get("originator", "")))
         if ch is None or ch.kind != "bulwark":
             self.why.append("the key unit is no longer a bulwark on the field")
             return
-        self.r.end_abilities("end_of_turn", character=ch.ref)
+        self.rules.end_abilities("end_of_turn", character=ch.ref)
         self.bulwark_to_soldier(ch)
         if ch.state != "charge":
             ch.state = "charge"
@@ -603,7 +603,7 @@ class ExtraSteps(Resolving):
         """幻影: any own soldiers (choice ``soldiers``) become bulwarks in charge state, one
         per card; then the own bulwarks may be put in any order (``bulwark_order``)."""
         player = self.req.controller
-        board = self.r.boards[player]
+        board = self.rules.boards[player]
         raw = self.choices.get("soldiers")
         if raw is None and any(self._soldier(ch) for ch in board.field):
             self.rep("log.choice-missing", "bp6.2", "幻影: which own soldiers became bulwarks "
@@ -612,17 +612,17 @@ class ExtraSteps(Resolving):
             self.rep("legality.choice-invalid", "bp6.2", "幻影's soldiers list own soldiers "
                      "([] for none).", actual=raw)
         for ref in raw if isinstance(raw, list) else []:
-            ch = self.r.find(str(ref))
+            ch = self.rules.find(str(ref))
             if ch is None or ch.owner != player or not self._soldier(ch):
                 self.rep("legality.choice-invalid", "bp6.2",
                          f"{ref} is not a soldier of {player}.", actual=ref)
                 continue
-            self.r.end_abilities("end_of_turn", character=ch.ref)
+            self.rules.end_abilities("end_of_turn", character=ch.ref)
             at = board.field.index(ch)
             board.field.remove(ch)
             board.field[at:at] = [
                 Character(f"{player}:{card}", player, "bulwark", [card], [entered],
-                          state="charge", face_down=True, timestamp=self.r.tick())
+                          state="charge", face_down=True, timestamp=self.rules.tick())
                 for card, entered in zip(ch.cards, ch.entered, strict=False)]
             self.emit(op="transform", character=ch.ref, to="bulwark",
                       cards=[f"{player}:{c}" for c in ch.cards])
@@ -653,7 +653,7 @@ class ExtraSteps(Resolving):
         orders = raw if isinstance(raw, dict) else {}
         for p in self.flow.players:
             doomed = []
-            for ch in self.r.boards[p].field:
+            for ch in self.rules.boards[p].field:
                 if not self._soldier(ch):
                     continue
                 n = self._number(ch)
@@ -681,9 +681,9 @@ class ExtraSteps(Resolving):
                 chosen = cards
             elif len(cards) == 1:
                 chosen = cards
-            b = self.r.boards[p]
+            b = self.rules.boards[p]
             for ch in doomed:
-                self.triggers += self.r._leave_field(ch, "deck")
+                self.triggers += self.rules._leave_field(ch, "deck")
             if b.deck is not None:
                 b.deck[0:0] = chosen
             for card in chosen:
@@ -698,10 +698,10 @@ class ExtraSteps(Resolving):
         if trump is None or not trump.face_up:
             return
         ref = self._choice_ref("bulwark", "the bulwark sent to the graveyard", any(
-            ch.kind == "bulwark" for p in self.flow.players for ch in self.r.boards[p].field))
+            ch.kind == "bulwark" for p in self.flow.players for ch in self.rules.boards[p].field))
         if ref is None:
             return
-        ch = self.r.find(ref)
+        ch = self.rules.find(ref)
         if ch is None or ch.kind != "bulwark":
             self.rep("legality.choice-invalid", "bp6.2", f"{ref} is not a bulwark.",
                      actual=ref)
@@ -716,8 +716,8 @@ class ExtraSteps(Resolving):
         bulwark in charge state."""
         player = self.req.controller
         opp = self.flow.next_player(player)
-        mine = sum(ch.kind == "bulwark" for ch in self.r.boards[player].field)
-        theirs = sum(ch.kind == "bulwark" for ch in self.r.boards[opp].field)
+        mine = sum(ch.kind == "bulwark" for ch in self.rules.boards[player].field)
+        theirs = sum(ch.kind == "bulwark" for ch in self.rules.boards[opp].field)
         if step.get("compare", True) and theirs < mine:  # 9.0 compares nothing
             self.why.append(f"{opp} has {theirs} bulwark(s), fewer than {player}'s {mine}")
             return
@@ -785,23 +785,23 @@ class ExtraSteps(Resolving):
         player = self.req.controller
         if ch is None:
             return
-        mount = self.r.actions.get("mount")
+        mount = self.rules.actions.get("mount")
         spec = (mount.data.get("target") if mount is not None else None) or {}
-        why = self.r._target_problem(self.flow, spec, ch.ref, player, [], None, "mount") \
+        why = self.rules._target_problem(self.flow, spec, ch.ref, player, [], None, "mount") \
             if spec else None
         if why is not None:
             self.why.append(f"{ch.ref} cannot be the target of 装備 ({why})")
             return
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         suits: set[str] = set()
         if step.get("same_suit"):
-            suits = self.r.character_suits(ch)
+            suits = self.rules.character_suits(ch)
             able = [c for c in b.graveyard
                     if (face := parse_card(c)) is not None and face.suit in suits]
             what = f"a card of {ch.ref}'s suit ({', '.join(sorted(suits)) or 'none'})"
         else:
-            able = [c for c in b.graveyard if self.r.card_fits(c, step["card"])]
-            what = f"a {self.r._pattern_text([step['card']])}"
+            able = [c for c in b.graveyard if self.rules.card_fits(c, step["card"])]
+            what = f"a {self.rules._pattern_text([step['card']])}"
         raw = self.choices.get("card")
         if "card" not in self.choices and able:
             # Left out while a card could be chosen: not recorded, nothing is equipped.
@@ -822,7 +822,7 @@ class ExtraSteps(Resolving):
         fits = (card in able or (
             (face := parse_card(card)) is not None and face.known and card not in b.graveyard
             and (face.suit in suits if step.get("same_suit") else
-                 self.r.card_fits(card, step["card"]))
+                 self.rules.card_fits(card, step["card"]))
             and self.among(card, b.graveyard, f"cards of {player}'s graveyard")))
         if not fits or (parts is not None and parts[0] != player):
             self.rep("legality.choice-invalid", "bp6.2",
@@ -873,7 +873,7 @@ class ExtraSteps(Resolving):
     def step_hand_to_deck(self, step: dict[str, Any]) -> None:
         """先読み 2: a hand card (choice ``card``) goes on the deck top or bottom (``to``)."""
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         raw = self._choice_ref("card", "the card put back on the deck", b.hand_count != 0)
         to = self.choices.get("to")
         if raw is None:
@@ -906,7 +906,7 @@ class ExtraSteps(Resolving):
         """スイッチ: a hand card (choice ``card``) enters as a soldier in charge state, and
         the soldier that started the action returns to the hand."""
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         raw = self._choice_ref("card", "the hand card put as a soldier", b.hand_count != 0)
         if raw is not None:
             card = card_of(raw)
@@ -915,24 +915,24 @@ class ExtraSteps(Resolving):
                          actual=raw)
             else:
                 b.take_from_hand(card)
-                ch = self._new_character(player, [card], self.r.character_for([card]))
+                ch = self._new_character(player, [card], self.rules.character_for([card]))
                 self.emit(op="enter", character=ch.ref, **{"as": ch.kind}, cards=[ch.ref])
-        origin = self.r.find(str(self.req.data.get("originator", "")))
+        origin = self.rules.find(str(self.req.data.get("originator", "")))
         if origin is not None:
             for card in origin.cards:
                 self.emit(op="move", card=f"{player}:{card}", **{"from": "field"}, to="hand")
-            self.triggers += self.r._leave_field(origin, "hand")
+            self.triggers += self.rules._leave_field(origin, "hand")
 
     @step("civil_war")
     def step_civil_war(self, step: dict[str, Any]) -> None:
         """内乱: if the targeted opponent holds at least as many hand cards as the
         controller, they discard 2 (their choice, ``discard``)."""
-        if not self.req.targets or self.req.targets[0] not in self.r.boards:
+        if not self.req.targets or self.req.targets[0] not in self.rules.boards:
             return  # no player named: reported when requested
         opp = self.req.targets[0]
         player = self.req.controller
-        theirs = self.r.boards[opp].hand_count
-        mine = self.r.boards[player].hand_count
+        theirs = self.rules.boards[opp].hand_count
+        mine = self.rules.boards[player].hand_count
         if theirs is None or mine is None:
             self.rep("log.hidden-info", "bp6.2", "内乱: a hand count is unknown.",
                      severity="warning")
@@ -952,7 +952,7 @@ class ExtraSteps(Resolving):
             self.rep("legality.choice-invalid", "bp6.2", f"内乱: {opp} discards {want}.",
                      expected=want, actual=len(cards))
         for c in cards:
-            if c != UNKNOWN and not self.r.boards[opp].hand_may_hold(c):
+            if c != UNKNOWN and not self.rules.boards[opp].hand_may_hold(c):
                 self.rep("legality.choice-invalid", "bp6.2", f"{c} is not in {opp}'s hand.",
                          actual=c)
                 return
@@ -963,14 +963,14 @@ class ExtraSteps(Resolving):
         """暴動: the player who discarded takes 2 damage per card discarded."""
         who = self.req.data.get("discarder")
         count = int(self.req.data.get("count", 0))
-        if who in self.r.boards:
+        if who in self.rules.boards:
             self._damage(str(who), int(step["per_card"]) * count)
 
     @step("hand_refill")
     def step_hand_refill(self, step: dict[str, Any]) -> None:
         """手札補充: 2 or fewer hand cards: draw 2; exactly 3: draw 1."""
         player = self.req.controller
-        n = self.r.boards[player].hand_count
+        n = self.rules.boards[player].hand_count
         if n is None:
             self.rep("log.hidden-info", "bp6.2", "手札補充: the hand count is unknown.",
                      severity="warning")
@@ -990,14 +990,14 @@ class ExtraSteps(Resolving):
     def step_reset(self, step: dict[str, Any]) -> None:
         """リセット: every bulwark and soldier (both players') goes to the graveyard; then
         切札リセット starts (edition data ``triggers``)."""
-        for ch in [ch for p in self.flow.players for ch in self.r.boards[p].field]:
+        for ch in [ch for p in self.flow.players for ch in self.rules.boards[p].field]:
             self._destroy(ch)
 
     @step("trump_reset")
     def step_trump_reset(self, step: dict[str, Any]) -> None:
         """切札リセット: every trump (both players') turns face down."""
         for p in self.flow.players:
-            for t in self.r.boards[p].trumps:
+            for t in self.rules.boards[p].trumps:
                 if t.face_up:
                     self._flip(p, t, False)
 
@@ -1015,7 +1015,7 @@ class ExtraSteps(Resolving):
             claimed = [card_of(str(c)) for d in self.claims if d.get("op") == "discard"
                        and d.get("player") == opp for c in d.get("cards") or []]
             cards = claimed  # not recorded: the discard the effects show, none without
-            held = self.r.boards[opp].hand_count
+            held = self.rules.boards[opp].hand_count
             if held is None or held >= want:  # a discard was possible: not recorded
                 self.rep("log.choice-missing", "bp6.2", f"リセット: whether {opp} discarded "
                          f"{want} cards is not recorded; "
@@ -1026,7 +1026,7 @@ class ExtraSteps(Resolving):
                      f"{want} cards or none.", expected=[0, want], actual=raw)
             return
         for c in cards:
-            if c != UNKNOWN and not self.r.boards[opp].hand_may_hold(c):
+            if c != UNKNOWN and not self.rules.boards[opp].hand_may_hold(c):
                 self.rep("legality.choice-invalid", "bp6.2", f"{c} is not in {opp}'s hand.",
                          actual=c)
                 return
@@ -1034,7 +1034,7 @@ class ExtraSteps(Resolving):
             self.why.append(f"{opp} discarded nothing, so {step['trump']} stays")
             return
         self._discard(opp, cards)
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         trump = self._own_trump(player, step["trump"])
         if trump is None or trump.face_up:
             self.why.append(f"{step['trump']} is not among {player}'s face-down trumps")
@@ -1048,7 +1048,7 @@ class ExtraSteps(Resolving):
     def step_damage_attacker_owner(self, step: dict[str, Any]) -> None:
         """反撃: the owner of the attacker the bulwark blocked takes ``amount`` damage."""
         who = self.req.data.get("attacker_owner")
-        if who in self.r.boards:
+        if who in self.rules.boards:
             self._damage(str(who), int(step["amount"]))
 
     @step("last_ditch")
@@ -1059,7 +1059,7 @@ class ExtraSteps(Resolving):
         if self.req.targets:
             self._negate_request(self.req.targets[0])
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         count = b.hand_count
         if count:
             cards = sorted(b.hand_known.elements()) + [UNKNOWN] * (b.hand_unknown or 0)
@@ -1084,13 +1084,13 @@ class ExtraSteps(Resolving):
         if trump is None or not trump.face_up:
             return
         opp = self.flow.next_player(self.req.controller)
-        own = [ch for ch in self.r.boards[opp].field if self._soldier(ch)]
+        own = [ch for ch in self.rules.boards[opp].field if self._soldier(ch)]
         if not own:
             return
         ref = self._choice_ref("soldier", f"the soldier {opp} chose")
         if ref is None:
             return
-        ch = self.r.find(ref)
+        ch = self.rules.find(ref)
         if ch is None or ch.owner != opp or not self._soldier(ch):
             self.rep("legality.choice-invalid", "bp6.2",
                      f"{ref} is not a soldier on {opp}'s field.", actual=ref)
@@ -1101,15 +1101,15 @@ class ExtraSteps(Resolving):
     def step_sweep(self, step: dict[str, Any]) -> None:
         """薙払: the targeted opponent moves one character of their own field (their choice,
         ``character``) to the graveyard."""
-        if not self.req.targets or self.req.targets[0] not in self.r.boards:
+        if not self.req.targets or self.req.targets[0] not in self.rules.boards:
             return  # no player named: reported when requested
         opp = self.req.targets[0]
-        if not self.r.boards[opp].field:
+        if not self.rules.boards[opp].field:
             return
         ref = self._choice_ref("character", f"the character {opp} chose")
         if ref is None:
             return
-        ch = self.r.find(ref)
+        ch = self.rules.find(ref)
         if ch is None or ch.owner != opp:
             self.rep("legality.choice-invalid", "bp6.2",
                      f"{ref} is not a character on {opp}'s field.", actual=ref)

@@ -40,8 +40,8 @@ class ExtraCharacterSteps(ExtraSteps):
         player = self.req.controller
         pattern = step["card"]
         able = [(p, c) for p in [player, *[q for q in self.flow.players if q != player]]
-                for c in self.r.boards[p].graveyard if self.r.card_fits(c, pattern)]
-        what = self.r._pattern_text([pattern])
+                for c in self.rules.boards[p].graveyard if self.rules.card_fits(c, pattern)]
+        what = self.rules._pattern_text([pattern])
         raw = self.choices.get("card")
         if raw is None:
             if not able:
@@ -54,20 +54,20 @@ class ExtraCharacterSteps(ExtraSteps):
             owner, card = able[0]
         else:
             parts = split_ref(str(raw))
-            if parts is not None and not self.r.card_fits(parts[1], pattern):
+            if parts is not None and not self.rules.card_fits(parts[1], pattern):
                 self.rep("legality.choice-invalid", "bp6.2", f"{self.req.action.name} "
                          f"takes a {what}; {parts[1]} is not.", actual=raw)
                 return
-            if parts is None or parts[0] not in self.r.boards or not self.among(
-                    parts[1], self.r.boards[parts[0]].graveyard,
+            if parts is None or parts[0] not in self.rules.boards or not self.among(
+                    parts[1], self.rules.boards[parts[0]].graveyard,
                     f"cards of {parts[0]}'s graveyard"):
                 self.rep("legality.choice-invalid", "bp6.2",
                          f"{raw} is not in a graveyard.", actual=raw)
                 return
             owner, card = parts
-        self.r.boards[owner].graveyard.remove(card)
+        self.rules.boards[owner].graveyard.remove(card)
         trump = Trump(card)
-        self.r.boards[player].trumps.append(trump)
+        self.rules.boards[player].trumps.append(trump)
         self.emit(op="move", card=f"{owner}:{card}", **{"from": "graveyard"}, to="trump")
         self._flip(player, trump, True)
 

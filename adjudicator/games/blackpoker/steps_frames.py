@@ -33,7 +33,7 @@ class FrameSteps(Resolving):
         resolves like a legal one, taking the chosen card of the face-up pack
         (docs/decisions.md §1)."""
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         if b.pack is None:
             self.why.append(f"{player} has no pack")
             return
@@ -81,7 +81,7 @@ class FrameSteps(Resolving):
         """パック開封's second choice (the rare frames): the rare card instead of a card
         of the pack; one that is not the requester's rare card takes nothing."""
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         parts = split_ref(str(raw)) if raw is not None else None
         card = card_of(str(raw)) if raw is not None else UNKNOWN
         rare = b.rare or []
@@ -99,7 +99,7 @@ class FrameSteps(Resolving):
     def _rare_to_hand(self, card: str) -> None:
         """A rare card of the requester (``card``, or ``?``: the first) to the hand."""
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         if not b.rare:
             self.why.append(f"{player} has no rare card")
             return
@@ -112,7 +112,7 @@ class FrameSteps(Resolving):
     @step("rare_to_hand")
     def step_rare_to_hand(self, step: dict[str, Any]) -> None:
         """レアドロー: one rare card to the hand (the log names it: ``move``)."""
-        b = self.r.boards[self.req.controller]
+        b = self.rules.boards[self.req.controller]
         shown = [card_of(str(d.get("card"))) for d in self.claims
                  if d.get("op") == "move" and d.get("from") == "rare"]
         card = shown[0] if shown and b.rare and shown[0] in b.rare else UNKNOWN
@@ -126,11 +126,11 @@ class FrameSteps(Resolving):
         cards = [card_of(k) for k in self.req.key_cards]
         if not cards:
             return
-        kind = self.r.character_for(cards[:1])
+        kind = self.rules.character_for(cards[:1])
         ref = f"{player}:{cards[0]}"
-        self.r.boards[player].field.append(
+        self.rules.boards[player].field.append(
             Character(ref, player, kind, cards[:1], [self.flow.turn],
-                      timestamp=self.r.tick()))
+                      timestamp=self.rules.tick()))
         self.key_dest = "field"
         self.emit(op="enter", character=ref, **{"as": kind}, cards=list(self.req.key_cards))
 

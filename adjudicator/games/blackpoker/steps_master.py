@@ -55,12 +55,12 @@ class MasterSteps(Resolving):
                      "the sizes it changes cannot be checked.", severity="warning")
             return
         player = self.req.controller
-        self.r.grant(Ability(
+        self.rules.grant(Ability(
             name="Force", source=f"{self.req.id}, {', '.join(self.req.key_cards)}",
-            owner=player, scope="your", timestamp=self.r.tick(), stat="size", op="add",
+            owner=player, scope="your", timestamp=self.rules.tick(), stat="size", op="add",
             amount=total, applies={"kind": "soldier"}, until="end_of_turn"))
-        for ch in self.r.boards[player].field:
-            if self.r.data["characters"][ch.kind]["kind"] == "soldier":
+        for ch in self.rules.boards[player].field:
+            if self.rules.data["characters"][ch.kind]["kind"] == "soldier":
                 self.emit(op="size", character=ch.ref, delta=total, until="end_of_turn")
 
     # ------------------------------------------------------------------ 剣の雨
@@ -73,7 +73,7 @@ class MasterSteps(Resolving):
             self.rep("log.hidden-info", "bp6.2", "剣の雨: a key card's face is not shown.",
                      severity="warning")
             return
-        self._destroy_soldiers_at_most(total, self.r.size, "size")
+        self._destroy_soldiers_at_most(total, self.rules.size, "size")
 
     # ------------------------------------------------------------------ 徴募
     @step("recruit")
@@ -82,7 +82,7 @@ class MasterSteps(Resolving):
         as a soldier in drive state, the rest go to the deck bottom in the chosen order
         (choice ``bottom``, top to bottom)."""
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         total = self._key_total()
         shown = [card_of(c) for c in self._claimed_cards("reveal", player) or []]
         revealed: list[str] = []
@@ -102,9 +102,9 @@ class MasterSteps(Resolving):
         rest = [c for c in revealed if c not in enter]
         for card in enter:
             ref = f"{player}:{card}"
-            kind = self.r.character_for([card])
+            kind = self.rules.character_for([card])
             b.field.append(Character(ref, player, kind, [card], [self.flow.turn],
-                                     state="drive", timestamp=self.r.tick()))
+                                     state="drive", timestamp=self.rules.tick()))
             self.emit(op="enter", character=ref, **{"as": kind}, cards=[ref], state="drive")
         order = self._bottom_order(rest)
         if b.deck is not None:
@@ -136,12 +136,12 @@ class MasterSteps(Resolving):
         """Every own bulwark becomes a soldier (entered this turn if the bulwark did), then
         every own soldier is put into charge state."""
         player = self.req.controller
-        for ch in list(self.r.boards[player].field):
+        for ch in list(self.rules.boards[player].field):
             if ch.kind != "bulwark":
                 continue
             card = ch.cards[0]
-            self.r.end_abilities("end_of_turn", character=ch.ref)
-            ch.kind = self.r.character_for(ch.cards)
+            self.rules.end_abilities("end_of_turn", character=ch.ref)
+            ch.kind = self.rules.character_for(ch.cards)
             ch.face_down = False
             self.emit(op="transform", character=ch.ref, to="soldier",
                       cards=[f"{player}:{card}"])
@@ -153,7 +153,7 @@ class MasterSteps(Resolving):
         """6.1 B・J: the chosen cards (choice ``cards``) are shown and taken from the deck
         into the hand, then the deck is shuffled."""
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         raw = self.choices.get("cards")
         want = int(step["count"])
         if not isinstance(raw, list):
@@ -184,7 +184,7 @@ class MasterSteps(Resolving):
         revealed card goes to the graveyard; at 21 or less the controller hits (one more)
         or stands (every revealed card to the hand) — choice ``decisions``."""
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         raw = self.choices.get("decisions")
         decisions = [str(d) for d in raw] if isinstance(raw, list) else None
         shown = [card_of(c) for c in self._claimed_cards("reveal", player) or []]

@@ -47,7 +47,7 @@ class StandardSteps(Resolving):
             return
         for card in ch.cards:
             self.emit(op="move", card=f"{ch.owner}:{card}", **{"from": "field"}, to="hand")
-        self.triggers += self.r._leave_field(ch, "hand")
+        self.triggers += self.rules._leave_field(ch, "hand")
 
     @step("keys_to_hand")
     def step_keys_to_hand(self, step: dict[str, Any]) -> None:
@@ -66,7 +66,7 @@ class StandardSteps(Resolving):
             return
         divisor = self._key_number(step["divisor_suit"])
         damage = self._key_number(step["damage_suit"])
-        size = self.r.size(ch)
+        size = self.rules.size(ch)
         if size is None or divisor is None or damage is None:
             self.rep("log.hidden-info", "bp6.2", "死の槍: a number it reads is not shown; "
                      "whether the soldier returns to the deck cannot be checked.",
@@ -80,8 +80,8 @@ class StandardSteps(Resolving):
             return
         order = self._order_of(ch)
         owner = ch.owner
-        self.triggers += self.r._leave_field(ch, "deck")
-        b = self.r.boards[owner]
+        self.triggers += self.rules._leave_field(ch, "deck")
+        b = self.rules.boards[owner]
         if b.deck is not None:
             b.deck[0:0] = order
         for card in order:
@@ -135,7 +135,7 @@ class StandardSteps(Resolving):
                      actual=count)
             count = 1
         state = "charge" if count == 1 else "drive"
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         shown = self._claimed_enter_cards("bulwark")
         for i in range(count):
             top = b.pop_deck()
@@ -146,7 +146,7 @@ class StandardSteps(Resolving):
             card = claimed if top == UNKNOWN else top
             ref = f"{player}:{card}"
             b.field.append(Character(ref, player, "bulwark", [card], [self.flow.turn],
-                                     state=state, face_down=True, timestamp=self.r.tick()))
+                                     state=state, face_down=True, timestamp=self.rules.tick()))
             self.emit(op="enter", character=ref, **{"as": "bulwark"}, cards=[ref], state=state)
 
     # ------------------------------------------------------------------ リアニメイト
@@ -155,7 +155,7 @@ class StandardSteps(Resolving):
         """The chosen card of the controller's graveyard enters as a soldier if the target
         could be moved to the graveyard."""
         player = self.req.controller
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         card = self._graveyard_choice(player, "リアニメイト")
         ch = self.target_char()
         if ch is None:
@@ -166,10 +166,10 @@ class StandardSteps(Resolving):
         if card is None:
             return
         b.graveyard.remove(card)
-        kind = self.r.character_for([card])
+        kind = self.rules.character_for([card])
         ref = f"{player}:{card}"
         b.field.append(Character(ref, player, kind, [card], [self.flow.turn],
-                                 timestamp=self.r.tick()))
+                                 timestamp=self.rules.tick()))
         self.emit(op="enter", character=ref, **{"as": kind}, cards=[ref])
 
     # ------------------------------------------------------------------ ハンデス
@@ -179,7 +179,7 @@ class StandardSteps(Resolving):
         if not self.req.targets:
             return
         opponent = self.req.targets[0]
-        b = self.r.boards.get(opponent)
+        b = self.rules.boards.get(opponent)
         if b is None:
             return
         raw = self.choices.get("card")
@@ -198,7 +198,7 @@ class StandardSteps(Resolving):
         b.take_from_hand(card)
         b.graveyard.append(card)
         self.emit(op="discard", player=opponent, cards=[f"{opponent}:{card}"])
-        self.triggers += self.r.discarded(opponent, 1, self.req.id)
+        self.triggers += self.rules.discarded(opponent, 1, self.req.id)
 
     # ------------------------------------------------------------------ クイック召喚
     @step("quick_summon")
@@ -221,9 +221,9 @@ class StandardSteps(Resolving):
         if not cards:
             return
         ref = f"{player}:{cards[0]}"
-        self.r.boards[player].field.append(Character(
+        self.rules.boards[player].field.append(Character(
             ref, player, as_, cards, [self.flow.turn] * len(cards),
-            face_down=as_ == "bulwark", timestamp=self.r.tick()))
+            face_down=as_ == "bulwark", timestamp=self.rules.tick()))
         self.key_dest = "field"
         self.emit(op="enter", character=ref, **{"as": as_}, cards=list(self.req.key_cards))
 
@@ -235,7 +235,7 @@ class StandardSteps(Resolving):
         card = self._graveyard_choice(player, "再会")
         if card is None:
             return
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         b.graveyard.remove(card)
         b.add_to_hand(card)
         self.emit(op="move", card=f"{player}:{card}", **{"from": "graveyard"}, to="hand")
@@ -285,7 +285,7 @@ class StandardSteps(Resolving):
         if not self.planning:
             target.targets[0] = str(new)
             if spec is not None and spec.get("kind") not in ("player", "request"):
-                self.r.mark_target(target)
+                self.rules.mark_target(target)
 
     def _target_why(self, spec: dict[str, Any] | None, new: str, target: Req,
                     keys: list[str]) -> str | None:
@@ -293,13 +293,13 @@ class StandardSteps(Resolving):
         if new == self.req.id:  # this request itself: allowed where a request may be
             return None if spec is not None and spec.get("kind") == "request" else \
                 "that action does not target a request"
-        return None if spec is None else self.r._target_problem(
+        return None if spec is None else self.rules._target_problem(
             self.flow, spec, new, target.controller, keys, target.id)
 
     def _target_candidates(self) -> list[str]:
         """Everything a target may name: the characters on the field, the requests on
         the stage (this one included) and the players."""
-        fields = [ch.ref for b in self.r.boards.values() for ch in b.field]
+        fields = [ch.ref for b in self.rules.boards.values() for ch in b.field]
         return fields + [r.id for r in self.flow.stage] + [self.req.id] + list(self.flow.players)
 
     # ------------------------------------------------------------------ リバース
@@ -320,13 +320,13 @@ class StandardSteps(Resolving):
             self.rep("legality.choice-invalid", "bp6.2",
                      "リバース may put the target into charge or drive state, or leave it.",
                      expected=["charge", "drive", None], actual=state)
-        board = self.r.boards[ch.owner]
-        self.r.end_abilities("end_of_turn", character=ch.ref)
+        board = self.rules.boards[ch.owner]
+        self.rules.end_abilities("end_of_turn", character=ch.ref)
         at = board.field.index(ch) if ch in board.field else len(board.field)
-        if self.r.data["characters"][ch.kind]["kind"] == "soldier":
+        if self.rules.data["characters"][ch.kind]["kind"] == "soldier":
             board.field.remove(ch)
             made = [Character(f"{ch.owner}:{card}", ch.owner, "bulwark", [card], [entered],
-                              state=ch.state, face_down=True, timestamp=self.r.tick())
+                              state=ch.state, face_down=True, timestamp=self.rules.tick())
                     for card, entered in zip(ch.cards, ch.entered, strict=False)]
             board.field[at:at] = made
             self.emit(op="transform", character=ch.ref, to="bulwark",

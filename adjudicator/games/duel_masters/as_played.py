@@ -70,7 +70,7 @@ class AsPlayed:
 
     def __init__(self, work: _Resolving, before: DuelMastersRules):
         self.w = work
-        self.r = work.r
+        self.rules = work.rules
         self.before = before
 
     def follow(self, unmatched: Sequence[Effect], extra: Sequence[Effect]) -> None:
@@ -96,7 +96,7 @@ class AsPlayed:
     # ------------------------------------------------------------------ zones
     def _card(self, ref: Any) -> tuple[str, str] | None:
         parts = split_ref(str(ref)) if ref is not None else None
-        if parts is None or parts[0] not in self.r.boards:
+        if parts is None or parts[0] not in self.rules.boards:
             return None
         return parts
 
@@ -122,7 +122,7 @@ class AsPlayed:
     def take(self, player: str, zone: str, card: str) -> bool:
         """Take ``card`` (``?``: an unseen one) out of ``zone``; False if it is not there.
         Out of the battle zone a creature leaves (its gears stay, its auras go)."""
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         ref = f"{player}:{card}"
         if zone == "hand":
             return b.take_from_hand(card)
@@ -134,13 +134,13 @@ class AsPlayed:
             b.mana.remove(m)
             return True
         if zone == "battle":
-            c = self.r.find(ref)
+            c = self.rules.find(ref)
             if c is not None and c.owner == player:
                 self.w.leave(c)
                 return True
             g = b.gear(ref)
             if g is not None:
-                self.r.uncross(g)
+                self.rules.uncross(g)
                 b.gears.remove(g)
                 return True
             for c in b.battle:
@@ -164,9 +164,9 @@ class AsPlayed:
 
     def put(self, player: str, zone: str, card: str) -> None:
         """Put ``card`` into ``zone`` (the battle zone: a creature entering, or a gear)."""
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         ref = f"{player}:{card}"
-        cdef = self.r.card(card) if card != UNKNOWN else None
+        cdef = self.rules.card(card) if card != UNKNOWN else None
         if zone == "hand":
             b.add_to_hand(card)
         elif zone == "mana":
@@ -191,7 +191,7 @@ class AsPlayed:
     def relocate(self, player: str, card: str, source: Any, to: str) -> None:
         """``card`` goes from ``source`` to ``to``: taken from where it is if the log's
         zone does not hold it."""
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         if card != UNKNOWN and self.where(b, card) == to and to != "battle":
             return
         if not self.take(player, _zone(source), card):
@@ -204,9 +204,9 @@ class AsPlayed:
     @does("draw")
     def do_draw(self, t: Effect) -> None:
         player = str(t.get("player"))
-        if player not in self.r.boards:
+        if player not in self.rules.boards:
             return
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         for ref in t.get("cards") or []:
             card = str(ref).partition(":")[2] or UNKNOWN
             if b.deck is not None:
@@ -222,9 +222,9 @@ class AsPlayed:
     @undoes("draw")
     def undo_draw(self, o: Effect) -> None:
         player = str(o.get("player"))
-        if player not in self.r.boards:
+        if player not in self.rules.boards:
             return
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         for ref in reversed(o.get("cards") or []):
             card = str(ref).partition(":")[2] or UNKNOWN
             if b.take_from_hand(card) and b.deck is not None:
@@ -251,12 +251,12 @@ class AsPlayed:
         if source == "battle":
             c = next((c for c in self.before.boards[player].battle
                       if c.ref == f"{player}:{card}"), None)
-            if c is not None and self.r.find(c.ref) is None:
+            if c is not None and self.rules.find(c.ref) is None:
                 if to != "graveyard":  # put_back_in_play takes it from the graveyard
                     self.take(player, _zone(to), card)
-                self.r.put_back_in_play(_fresh(c))
+                self.rules.put_back_in_play(_fresh(c))
             return
-        if self.where(self.r.boards[player], card) not in (_zone(to), None) and to != "battle":
+        if self.where(self.rules.boards[player], card) not in (_zone(to), None) and to != "battle":
             return
         if to == "battle":
             self._unsummon(player, card)
@@ -268,8 +268,8 @@ class AsPlayed:
         """A creature (or gear) the rules put into the battle zone and the table did not:
         out again, and its "when it enters" ability does not wait."""
         ref = f"{player}:{card}"
-        b = self.r.boards[player]
-        c = self.r.find(ref)
+        b = self.rules.boards[player]
+        c = self.rules.find(ref)
         if c is not None:
             b.battle.remove(c)
             self.w.triggers = [s for s in self.w.triggers
@@ -284,7 +284,7 @@ class AsPlayed:
         parts = self._card(t.get("card"))
         if parts is None:
             return
-        c = self.r.find(f"{parts[0]}:{parts[1]}")
+        c = self.rules.find(f"{parts[0]}:{parts[1]}")
         if c is not None:
             self.w.destroy(c, str(t.get("reason", "effect")))
             to = t.get("to")
@@ -298,9 +298,9 @@ class AsPlayed:
     @does("break")
     def do_break(self, t: Effect) -> None:
         player = str(t.get("player"))
-        if player not in self.r.boards:
+        if player not in self.rules.boards:
             return
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         for ref in t.get("cards") or []:
             card = str(ref).partition(":")[2] or UNKNOWN
             if b.shields is not None and b.shields:
@@ -309,7 +309,7 @@ class AsPlayed:
                 else:
                     b.shields.remove(UNKNOWN if UNKNOWN in b.shields else b.shields[0])
             b.add_to_hand(card)
-            cdef = self.r.card(card) if card != UNKNOWN else None
+            cdef = self.rules.card(card) if card != UNKNOWN else None
             for flag in ("s_trigger", "g_strike"):
                 if cdef is not None and cdef.has(flag):
                     self.w.trigger(flag, f"{player}:{card}", player)
@@ -317,9 +317,9 @@ class AsPlayed:
     @undoes("break")
     def undo_break(self, o: Effect) -> None:
         player = str(o.get("player"))
-        if player not in self.r.boards:
+        if player not in self.rules.boards:
             return
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         for ref in reversed(o.get("cards") or []):
             card = str(ref).partition(":")[2] or UNKNOWN
             if b.take_from_hand(card) and b.shields is not None:
@@ -334,8 +334,8 @@ class AsPlayed:
         if parts is None:
             return None
         full = f"{parts[0]}:{parts[1]}"
-        return self.r.find(full) or next(
-            (m for m in self.r.boards[parts[0]].mana if m.ref == full), None)
+        return self.rules.find(full) or next(
+            (m for m in self.rules.boards[parts[0]].mana if m.ref == full), None)
 
     def _tapped_before(self, ref: str) -> bool | None:
         parts = split_ref(ref)
@@ -367,7 +367,7 @@ class AsPlayed:
 
     @does("untap")
     def do_untap(self, t: Effect) -> None:
-        b = self.r.boards.get(str(t.get("player")))
+        b = self.rules.boards.get(str(t.get("player")))
         if b is not None:
             for c in b.battle:
                 c.tapped = False
@@ -376,7 +376,7 @@ class AsPlayed:
 
     @undoes("untap")
     def undo_untap(self, o: Effect) -> None:
-        b = self.r.boards.get(str(o.get("player")))
+        b = self.rules.boards.get(str(o.get("player")))
         if b is not None:
             for c in b.battle:
                 c.tapped = bool(self._tapped_before(c.ref))
@@ -387,21 +387,21 @@ class AsPlayed:
     @does("attach")
     def do_attach(self, t: Effect) -> None:
         parts = self._card(t.get("card"))
-        c = self.r.find(str(t.get("creature")))
-        cdef = self.r.card(parts[1]) if parts is not None else None
+        c = self.rules.find(str(t.get("creature")))
+        cdef = self.rules.card(parts[1]) if parts is not None else None
         if parts is None or c is None or cdef is None:
             return
         ref = f"{parts[0]}:{parts[1]}"
         if any(a.ref == ref for a in c.attached):
             return
-        found = self.where(self.r.boards[parts[0]], parts[1])
+        found = self.where(self.rules.boards[parts[0]], parts[1])
         self.take(parts[0], found or "hand", parts[1])
         c.attached.append(Attachment(ref, cdef))
 
     @undoes("attach")
     def undo_attach(self, o: Effect) -> None:
         parts = self._card(o.get("card"))
-        c = self.r.find(str(o.get("creature")))
+        c = self.rules.find(str(o.get("creature")))
         if parts is None or c is None:
             return
         ref = f"{parts[0]}:{parts[1]}"
@@ -412,58 +412,58 @@ class AsPlayed:
 
     @does("cross")
     def do_cross(self, t: Effect) -> None:
-        gear = self.r.gear(str(t.get("card")))
-        c = self.r.find(str(t.get("creature")))
+        gear = self.rules.gear(str(t.get("card")))
+        c = self.rules.find(str(t.get("creature")))
         if gear is not None and c is not None:
-            self.r.cross(gear, c)
+            self.rules.cross(gear, c)
 
     @undoes("cross")
     def undo_cross(self, o: Effect) -> None:
-        gear = self.r.gear(str(o.get("card")))
+        gear = self.rules.gear(str(o.get("card")))
         if gear is not None and gear.crossed == o.get("creature"):
-            self.r.uncross(gear)
+            self.rules.uncross(gear)
 
     @does("uncross")
     def do_uncross(self, t: Effect) -> None:
-        gear = self.r.gear(str(t.get("card")))
+        gear = self.rules.gear(str(t.get("card")))
         if gear is not None:
-            self.r.uncross(gear)
+            self.rules.uncross(gear)
 
     @undoes("uncross")
     def undo_uncross(self, o: Effect) -> None:
-        gear = self.r.gear(str(o.get("card")))
-        c = self.r.find(str(o.get("creature")))
+        gear = self.rules.gear(str(o.get("card")))
+        c = self.rules.find(str(o.get("creature")))
         if gear is not None and c is not None and gear.crossed is None:
-            self.r.cross(gear, c)
+            self.rules.cross(gear, c)
 
     @does("power")
     def do_power(self, t: Effect) -> None:
         from coreflow_judge.adjudicator.games.duel_masters.rules import PowerMod
 
-        c = self.r.find(str(t.get("card")))
+        c = self.rules.find(str(t.get("card")))
         delta = t.get("delta")
         if c is None or not isinstance(delta, int):
             return
-        mod = PowerMod(c.ref, delta, self.r.tick(), holder=c.timestamp, seq=self.w.seq,
+        mod = PowerMod(c.ref, delta, self.rules.tick(), holder=c.timestamp, seq=self.w.seq,
                        until=str(t.get("until", "end_of_turn")),
                        controller=self.w.req.controller)
         if mod.until == "end_of_turn" and self._turn_effects_ended_here():
             # The step change this resolution made ended it at once (dm§3.6).
             mod.ended = self.w.flow.turn
             mod.end = f"at the end of turn {self.w.flow.turn}"
-            self.r.expired.append(mod)
+            self.rules.expired.append(mod)
             return
-        self.r.modifiers.append(mod)
+        self.rules.modifiers.append(mod)
 
     def _turn_effects_ended_here(self) -> bool:
         """This resolution ended the "until end of turn" effects (the end step's step
         change, dm§3.6)."""
         return self.w.next_player is not None or (
-            self.r.effects_ended and not self.before.effects_ended)
+            self.rules.effects_ended and not self.before.effects_ended)
 
     @undoes("power")
     def undo_power(self, o: Effect) -> None:
-        for pile in (self.r.modifiers, self.r.expired):
+        for pile in (self.rules.modifiers, self.rules.expired):
             mine = [m for m in pile if m.seq == self.w.seq
                     and m.creature == o.get("card") and m.delta == o.get("delta")]
             if mine:
@@ -474,50 +474,50 @@ class AsPlayed:
     def do_no_attack(self, t: Effect) -> None:
         from coreflow_judge.adjudicator.games.duel_masters.rules import Ban
 
-        c = self.r.find(str(t.get("card")))
+        c = self.rules.find(str(t.get("card")))
         if c is not None:
-            self.r.bans.append(Ban(c.ref, self.r.tick(), str(self.w.req.source or
+            self.rules.bans.append(Ban(c.ref, self.rules.tick(), str(self.w.req.source or
                                                              self.w.req.id)))
 
     @undoes("no_attack")
     def undo_no_attack(self, o: Effect) -> None:
         known = {(b.creature, b.timestamp) for b in self.before.bans}
-        mine = [b for b in self.r.bans if b.creature == o.get("card")
+        mine = [b for b in self.rules.bans if b.creature == o.get("card")
                 and (b.creature, b.timestamp) not in known]
         if mine:
-            self.r.bans.remove(mine[-1])
+            self.rules.bans.remove(mine[-1])
 
     # ------------------------------------------------------------------ the game's end
     @does("direct_attack")
     def do_direct_attack(self, t: Effect) -> None:
-        c = self.r.find(str(t.get("card")))
+        c = self.rules.find(str(t.get("card")))
         if c is not None:
-            self.r.outcome = GameResult("win", c.owner, "direct_attack")
+            self.rules.outcome = GameResult("win", c.owner, "direct_attack")
 
     @undoes("direct_attack")
     def undo_direct_attack(self, o: Effect) -> None:
-        self.r.outcome = self.before.outcome
+        self.rules.outcome = self.before.outcome
 
     @does("win")
     def do_win(self, t: Effect) -> None:
         player = str(t.get("player"))
-        if player in self.r.boards:
-            self.r.outcome = GameResult("win", player, "special_win")
+        if player in self.rules.boards:
+            self.rules.outcome = GameResult("win", player, "special_win")
 
     @undoes("win")
     def undo_win(self, o: Effect) -> None:
-        self.r.outcome = self.before.outcome
+        self.rules.outcome = self.before.outcome
 
     @does("lose")
     def do_lose(self, t: Effect) -> None:
         player = str(t.get("player"))
-        others = [p for p in self.r.boards if p != player]
-        if player in self.r.boards and len(others) == 1:
-            self.r.outcome = GameResult("win", others[0], "special_loss")
+        others = [p for p in self.rules.boards if p != player]
+        if player in self.rules.boards and len(others) == 1:
+            self.rules.outcome = GameResult("win", others[0], "special_loss")
 
     @undoes("lose")
     def undo_lose(self, o: Effect) -> None:
-        self.r.outcome = self.before.outcome
+        self.rules.outcome = self.before.outcome
 
 
 def _fresh(c: Creature) -> Creature:

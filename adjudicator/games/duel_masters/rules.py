@@ -1071,9 +1071,9 @@ class DuelMastersRules(RulesHooks):
         it ends gives way to the next ([2]: the new turn player holds the chance)."""
         work = plan.work
         assert work is not None, "a plan carries the table it leaves"
-        if work.r is not self:
+        if work.rules is not self:
             for name in _TABLE:
-                setattr(self, name, getattr(work.r, name))
+                setattr(self, name, getattr(work.rules, name))
         self._start_next_turn(flow, work)
 
     @staticmethod
@@ -1225,7 +1225,7 @@ class _Resolving:
 
     def __init__(self, rules: DuelMastersRules, flow: CoreFlow, req: Req,
                  choices: dict[str, Any], seq: int):
-        self.r = rules
+        self.rules = rules
         self.flow = flow
         self.req = req
         self.seq = seq
@@ -1309,25 +1309,25 @@ class _Resolving:
         if card is None:
             return
         player = self.req.controller
-        cdef = self.r.card(card)
+        cdef = self.rules.card(card)
         ref = f"{player}:{card}"
-        self.r.boards[player].mana.append(
+        self.rules.boards[player].mana.append(
             ManaCard(ref, cdef, tapped=bool(cdef and cdef.multicolour)))
         self.emit(op="move", card=ref, **{"from": "hand"}, to="mana")
 
     @resolves("summon")
     def do_summon(self) -> None:
         card = self.req.data.get("card")
-        cdef = self.r.card(card) if card else None
+        cdef = self.rules.card(card) if card else None
         if card is None or cdef is None or not cdef.creature:
             return
         self.enter(self.req.controller, card, cdef)
 
     def enter(self, player: str, card: str, cdef: CardDef, source: str = "hand") -> Creature:
         ref = f"{player}:{card}"
-        c = Creature(ref, player, cdef, entered=self.flow.turn, timestamp=self.r.tick())
-        self.r.boards[player].battle.append(c)
-        self.r.state_destroyed.pop(ref, None)
+        c = Creature(ref, player, cdef, entered=self.flow.turn, timestamp=self.rules.tick())
+        self.rules.boards[player].battle.append(c)
+        self.rules.state_destroyed.pop(ref, None)
         self.emit(op="move", card=ref, **{"from": source}, to="battle")
         if cdef.effects("cip"):
             self.trigger("cip", ref, player)
@@ -1336,7 +1336,7 @@ class _Resolving:
     def gr_summon(self, player: str) -> Creature | None:
         """GR summon: the top card of the super GR zone into the battle zone (a summon:
         summoning sickness, "when it enters"); an empty zone summons nothing (dm101.3)."""
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         if b.super_gr is None:
             self.rep("log.hidden-info", "dm§2.1",
                      f"The header gives no super GR zone for {player} (field super_gr): the "
@@ -1351,7 +1351,7 @@ class _Resolving:
         top = b.super_gr.pop(0)
         if top in b.gr_shown:
             b.gr_shown.remove(top)
-        cdef = self.r.card(top)
+        cdef = self.rules.card(top)
         if cdef is None:
             return None
         self.begin("gr_summon")
@@ -1360,7 +1360,7 @@ class _Resolving:
     def from_hyperspatial(self, player: str, effect: Effect) -> None:
         """One psychic creature of the hyperspatial zone (cost ``max_cost`` or less), chosen
         in ``choices.hyperspatial``, into the battle zone; none legal: nothing (dm101.3)."""
-        if self.r.boards[player].hyperspatial is None:
+        if self.rules.boards[player].hyperspatial is None:
             self.rep("log.hidden-info", "dm§2.1",
                      f"The header gives no hyperspatial zone for {player} (field "
                      "hyperspatial): the psychic creature put into the battle zone cannot be "
@@ -1368,8 +1368,8 @@ class _Resolving:
                      "taken as played, none without them.", severity="warning")
             self.unknown_zones.add((player, "hyperspatial"))
             return
-        zone = self.r.boards[player].hyperspatial or []
-        legal = self.r.psychic_options(player, effect)
+        zone = self.rules.boards[player].hyperspatial or []
+        legal = self.rules.psychic_options(player, effect)
         chosen = self.choices.get("hyperspatial")
         if chosen is None:
             if legal:
@@ -1396,7 +1396,7 @@ class _Resolving:
         assert isinstance(chosen, str)
         name = card_of(chosen)
         zone.remove(name)
-        cdef = self.r.card(name)
+        cdef = self.rules.card(name)
         assert cdef is not None
         self.enter(player, name, cdef, "hyperspatial")
 
@@ -1404,22 +1404,22 @@ class _Resolving:
     def do_generate(self) -> None:
         """dm§3.4: the cross gear from the hand into the battle zone, crossed to nothing."""
         card = self.req.data.get("card")
-        cdef = self.r.card(card) if card else None
+        cdef = self.rules.card(card) if card else None
         if card is None or cdef is None or cdef.type != "cross_gear":
             return
         ref = f"{self.req.controller}:{card}"
-        self.r.boards[self.req.controller].gears.append(Gear(ref, cdef))
+        self.rules.boards[self.req.controller].gears.append(Gear(ref, cdef))
         self.emit(op="move", card=ref, **{"from": "hand"}, to="battle")
 
     @resolves("cross")
     def do_cross(self) -> None:
         """dm§3.4: the gear is crossed to the creature (and to no other); what it gives is
         the creature's while it stays crossed. A gear or creature that has left: nothing."""
-        gear = self.r.gear(self.req.key_cards[0]) if self.req.key_cards else None
-        c = self.r.find(self.req.targets[0]) if len(self.req.targets) == 1 else None
+        gear = self.rules.gear(self.req.key_cards[0]) if self.req.key_cards else None
+        c = self.rules.find(self.req.targets[0]) if len(self.req.targets) == 1 else None
         if gear is None or c is None or c.owner != self.req.controller:
             return
-        self.r.cross(gear, c)
+        self.rules.cross(gear, c)
         self.emit(op="cross", card=gear.ref, creature=c.ref)
 
     @resolves("aura")
@@ -1428,7 +1428,7 @@ class _Resolving:
         creature it summons); with no creature to be on, it goes to the graveyard
         (dm101.3)."""
         card = self.req.data.get("card")
-        cdef = self.r.card(card) if card else None
+        cdef = self.rules.card(card) if card else None
         if card is None or cdef is None or cdef.type != "aura":
             return
         player = self.req.controller
@@ -1437,11 +1437,11 @@ class _Resolving:
         if cdef.gr_summon:
             c = self.gr_summon(player)
         elif len(self.req.targets) == 1:
-            c = self.r.find(self.req.targets[0])
+            c = self.rules.find(self.req.targets[0])
         if c is None and (player, "super_gr") in self.unknown_zones:
             self.unseen_aura = (ref, cdef)  # on the creature the recorded effects show
         if c is None or c.owner != player:
-            self.r.boards[player].graveyard.append(card)
+            self.rules.boards[player].graveyard.append(card)
             self.begin("aura", f"{cdef.name} has no creature to be put on")
             self.emit(op="move", card=ref, **{"from": "hand"}, to="graveyard")
             return
@@ -1452,7 +1452,7 @@ class _Resolving:
     @resolves("cast")
     def do_cast(self) -> None:
         card = self.req.data.get("card")
-        cdef = self.r.card(card) if card else None
+        cdef = self.rules.card(card) if card else None
         if card is None or cdef is None:
             return
         targets = list(self.req.targets) or self._chosen_targets()
@@ -1463,7 +1463,7 @@ class _Resolving:
     def _spell_to_graveyard(self, player: str, card: str) -> None:
         if self.stopped:
             return
-        self.r.boards[player].graveyard.append(card)
+        self.rules.boards[player].graveyard.append(card)
         self.emit(op="move", card=f"{player}:{card}", **{"from": "hand"}, to="graveyard")
 
     @resolves("attack")
@@ -1471,25 +1471,25 @@ class _Resolving:
         if not self.req.key_cards or len(self.req.targets) != 1:
             return
         ref = self.req.key_cards[0]
-        c = self.r.find(ref)
+        c = self.rules.find(ref)
         if c is None:
             return
         c.tapped = True
         self.emit(op="tap", card=ref)
         target = self.req.targets[0]
-        self.r.attacks[self.req.id] = Attack(ref, target, self.req.controller)
+        self.rules.attacks[self.req.id] = Attack(ref, target, self.req.controller)
         if c.card.effects("on_attack"):
             self.trigger("on_attack", ref, c.owner)
         self.trigger("block", self.req.id, self.req.controller)
 
     @resolves("draw")
     def do_draw(self) -> None:
-        if self.r.ending is not None:
-            self.r.drawn_early.add(self.req.controller)
-        self.r.step = max(self.r.step, self.r.steps.index("draw"))
-        skip = self.r.draw_skipped_by(self.req.controller)
+        if self.rules.ending is not None:
+            self.rules.drawn_early.add(self.req.controller)
+        self.rules.step = max(self.rules.step, self.rules.steps.index("draw"))
+        skip = self.rules.draw_skipped_by(self.req.controller)
         if skip is not None:
-            o = self.r.override(skip, "draw")
+            o = self.rules.override(skip, "draw")
             assert o is not None
             self.override_notes.append(f"no draw: {o.names(skip.giver(o.keyword))}")
             self.begin("draw", self.override_notes[-1])
@@ -1501,10 +1501,10 @@ class _Resolving:
         """The end step opens (dm§3.6): "at the end of the turn" abilities trigger and wait
         (the active player's own-turn ones, the other's opponent-turn ones). The step closes
         once nothing is pending (:meth:`close_end_step`)."""
-        r = self.r
+        rules = self.rules
         player = self.req.controller
-        r.ending = (self.req.id, player)
-        r.effects_ended = False
+        rules.ending = (self.req.id, player)
+        rules.effects_ended = False
         for c in self.in_turn_order(player):
             hook = "end_of_turn" if c.owner == player else "end_of_opponent_turn"
             if c.card.effects(hook):
@@ -1513,18 +1513,18 @@ class _Resolving:
     def in_turn_order(self, player: str) -> list[Creature]:
         """The creatures in the battle zone, ``player``'s first."""
         order = [player] + [p for p in self.flow.players if p != player]
-        return [c for p in order for c in self.r.boards[p].battle]
+        return [c for p in order for c in self.rules.boards[p].battle]
 
     def close_end_step(self) -> None:
         """dm§3.6: once nothing is pending in the end step, "until end of turn" effects end;
         that step change is followed by the state-based actions (dm703), whose "when
         destroyed" abilities wait in the end step too; then the next turn starts."""
-        r = self.r
-        if r.ending is None or self.stopped or self.triggers or self.pending_elsewhere():
+        rules = self.rules
+        if rules.ending is None or self.stopped or self.triggers or self.pending_elsewhere():
             return
-        if not r.effects_ended:
-            r.effects_ended = True
-            r.end_turn_effects(self.flow.turn)
+        if not rules.effects_ended:
+            rules.effects_ended = True
+            rules.end_turn_effects(self.flow.turn)
             self.begin("end_step", "\"until end of turn\" effects end; the state-based "
                        "actions follow the step change")
             self.state_based_actions()
@@ -1541,25 +1541,25 @@ class _Resolving:
         """The next player's turn: the start step (dm§3.1) untaps their mana and creatures;
         "at the start of the turn" abilities trigger and wait; the draw step waits after
         them (a procedure)."""
-        r = self.r
+        rules = self.rules
         flow = self.flow
-        assert r.ending is not None
-        source, player = r.ending
-        r.ending = None
-        r.effects_ended = False
-        r.attacks.clear()
+        assert rules.ending is not None
+        source, player = rules.ending
+        rules.ending = None
+        rules.effects_ended = False
+        rules.attacks.clear()
         nxt = flow.next_player(player)
         self.next_player = nxt  # the flow starts the turn when the plan is applied
         self.begin("start_step")
-        r.step = 0
-        r.charges = 0
+        rules.step = 0
+        rules.charges = 0
         self.emit(op="turn", player=nxt)
         if any(m.until == "start_of_your_next_turn" and m.controller == nxt
-               for m in r.modifiers):
-            r.end_mods(flow.turn + 1, f"at the start of {nxt}'s turn {flow.turn + 1}",
+               for m in rules.modifiers):
+            rules.end_mods(flow.turn + 1, f"at the start of {nxt}'s turn {flow.turn + 1}",
                        lambda m: m.until == "start_of_your_next_turn" and m.controller == nxt)
             self.state_based_actions()  # a step change (dm703) where a power went down
-        b = r.boards[nxt]
+        b = rules.boards[nxt]
         for m in b.mana:
             m.tapped = False
         for c in b.battle:
@@ -1569,18 +1569,18 @@ class _Resolving:
             hook = "start_of_turn" if c.owner == nxt else "start_of_opponent_turn"
             if c.card.effects(hook):
                 self.trigger("start_of_turn", c.ref, c.owner)
-        if nxt not in r.drawn_early:
+        if nxt not in rules.drawn_early:
             self.trigger("draw", source, nxt)
-        r.drawn_early.clear()
+        rules.drawn_early.clear()
 
     # ------------------------------------------------------------------ the attack
     @resolves("block")
     def do_block(self) -> None:
-        r = self.r
-        attack = r.attacks.get(str(self.req.source))
+        rules = self.rules
+        attack = rules.attacks.get(str(self.req.source))
         if attack is None:
             return
-        attacker = r.find(attack.attacker)
+        attacker = rules.find(attack.attacker)
         if attacker is None:
             return  # the attacker left the battle zone: the attack ends
         target = attack.target
@@ -1593,14 +1593,14 @@ class _Resolving:
             self.battle(attacker, blocker)
             return
         if target not in self.flow.players:
-            defender = r.find(target)
+            defender = rules.find(target)
             if defender is None:
                 return
             self.battle(attacker, defender)
             return
-        shields = r.boards[target].shields
+        shields = rules.boards[target].shields
         if shields is not None and not shields:
-            r.outcome = GameResult("win", attacker.owner, "direct_attack")
+            rules.outcome = GameResult("win", attacker.owner, "direct_attack")
             self.emit(op="direct_attack", player=target, card=attacker.ref)
             return
         self.break_shields(attacker, target)
@@ -1609,22 +1609,22 @@ class _Resolving:
         ref = self.choices.get("blocker")
         if ref is None:
             return None
-        c = self.r.find(ref)
-        if c is None and ref in self.r.state_destroyed:
+        c = self.rules.find(ref)
+        if c is None and ref in self.rules.state_destroyed:
             self.rep("order.state-check-missed", "dm703",
-                     f"{ref} {self.r.sba_words(self.r.state_destroyed[ref][1])} and was "
+                     f"{ref} {self.rules.sba_words(self.rules.state_destroyed[ref][1])} and was "
                      "destroyed by a state-based action after line "
-                     f"{self.r.state_destroyed[ref][0]}; it blocks as if it were "
+                     f"{self.rules.state_destroyed[ref][0]}; it blocks as if it were "
                      "still in the battle zone.", expected="destroyed", actual="blocks")
-            self.r._restore_if_kept(ref)
-            return self.r.find(ref)
+            self.rules._restore_if_kept(ref)
+            return self.rules.find(ref)
         if c is None or c.owner != defender:
             self.rep("legality.choice-invalid", "dm§3.5",
                      f"{ref} is not a creature of {defender} in the battle zone.", actual=ref)
             return None
-        r = self.r
-        tapped = c.tapped and r.override(c, "block_tapped") is None
-        abilities = r.block_abilities(c, attacker)
+        rules = self.rules
+        tapped = c.tapped and rules.override(c, "block_tapped") is None
+        abilities = rules.block_abilities(c, attacker)
         can = [a.source for a in abilities if a.allow]
         cannot = [a.source for a in abilities if not a.allow]
         if tapped or not c.has("blocker"):
@@ -1633,7 +1633,7 @@ class _Resolving:
             self.rep("legality.choice-invalid", "dm§3.5",
                      f"{ref} {why}: only an untapped creature with blocker can block{also}.",
                      actual=ref)
-        elif not r.permissions.decide(False, abilities):
+        elif not rules.permissions.decide(False, abilities):
             self.rep("precedence.prohibition-over-permission", "dm101.2",
                      f"{ref} blocked {attacker.ref} under both a 'can' and a 'cannot': the "
                      "'cannot' wins whatever the scopes, and card text is over the rules "
@@ -1643,11 +1643,12 @@ class _Resolving:
 
     def battle(self, attacker: Creature, defender: Creature) -> None:
         """Higher power wins, the loser is destroyed; equal power destroys both (dm115.3b)."""
-        attacking, defending = self.r.power_of(attacker, attacking=True), self.r.power_of(defender)
+        attacking, defending = (self.rules.power_of(attacker, attacking=True),
+                                self.rules.power_of(defender))
         pa, pd = attacking.value, defending.value
         self.battles.append((attacker, defender))
-        self.battle_steps = [self.r.power_steps(attacker, attacking),
-                             self.r.power_steps(defender, defending)]
+        self.battle_steps = [self.rules.power_steps(attacker, attacking),
+                             self.rules.power_steps(defender, defending)]
         self.begin("battle", "; ".join(self.battle_steps))
         self.emit(op="battle", attacker=attacker.ref, defender=defender.ref,
                   powers=[pa, pd])
@@ -1656,9 +1657,9 @@ class _Resolving:
             self.destroy(c, "battle")
 
     def break_shields(self, attacker: Creature, player: str) -> None:
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         shields = b.shields if b.shields is not None else []
-        n = self.r.shields_broken(attacker, player)
+        n = self.rules.shields_broken(attacker, player)
         named = self.choices.get("shields")
         picked: list[int] = []
         if named is None:
@@ -1674,7 +1675,7 @@ class _Resolving:
             picked = list(range(n))
         else:
             for k, ref in enumerate(named):
-                if self.r.names_no_card(str(ref)):
+                if self.rules.names_no_card(str(ref)):
                     self.rep("log.unknown-ref", "log", f"choices.shields[{k}]: {ref!r} names "
                              "no card of the header's cards.", actual=ref)
                     i = next(j for j in range(len(shields)) if j not in picked)
@@ -1691,7 +1692,7 @@ class _Resolving:
             face = shields[i]
             if face == UNKNOWN and isinstance(named, list) and len(named) == n:
                 shown = card_of(str(named[picked.index(i)]))
-                face = shown if shown and not self.r.names_no_card(shown) else UNKNOWN
+                face = shown if shown and not self.rules.names_no_card(shown) else UNKNOWN
             broken.append(face)
         for i in sorted(picked, reverse=True):
             del shields[i]
@@ -1699,7 +1700,7 @@ class _Resolving:
         self.emit(op="break", player=player, cards=refs)
         for face, ref in zip(broken, refs, strict=True):
             b.add_to_hand(face)
-            cdef = self.r.card(face) if face != UNKNOWN else None
+            cdef = self.rules.card(face) if face != UNKNOWN else None
             if cdef is not None and cdef.has("s_trigger"):
                 self.trigger("s_trigger", ref, player)
             if cdef is not None and cdef.has("g_strike"):
@@ -1743,8 +1744,8 @@ class _Resolving:
         (:meth:`DuelMastersRules.ability_hook`)."""
         src = str(self.req.source or "")
         card = card_of(src)
-        cdef = self.r.card(card)
-        hook = self.r.ability_hook(self.flow, self.req)
+        cdef = self.rules.card(card)
+        hook = self.rules.ability_hook(self.flow, self.req)
         if cdef is None or hook is None:
             return
         self.run_effects(self.req.controller, cdef, hook, self._chosen_targets())
@@ -1754,19 +1755,19 @@ class _Resolving:
         """The shield's owner may use it for free: summon the creature or cast the spell."""
         player = self.req.controller
         card = card_of(str(self.req.source or ""))
-        cdef = self.r.card(card)
+        cdef = self.rules.card(card)
         use = self.choices.get("use")
         if use is None:
             self.rep("log.choice-missing", "dm§3.5", "Whether the S-Trigger was used is not "
                      "recorded (choices.use); not used is assumed.", severity="warning")
         if not use or cdef is None:
             return
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         if not b.take_from_hand(card):
             self.rep("legality.choice-invalid", "dm§3.5",
                      f"{card} is no longer in {player}'s hand.", actual=card)
         if cdef.creature:
-            if self.r.find(f"{player}:{card}") is None:
+            if self.rules.find(f"{player}:{card}") is None:
                 self.enter(player, card, cdef)
             return
         self.run_effects(player, cdef, "spell", self._chosen_targets())
@@ -1783,7 +1784,7 @@ class _Resolving:
         if not use:
             return
         targets = self._chosen_targets()
-        legal = [c.ref for c in self.r.creatures() if c.owner != player]
+        legal = [c.ref for c in self.rules.creatures() if c.owner != player]
         if not targets:
             if legal and targets is None:
                 self.rep("log.choice-missing", "dm§3.5",
@@ -1798,7 +1799,7 @@ class _Resolving:
             self.rep("legality.choice-invalid", "dm§3.5",
                      f"{ref} is not a creature of {player}'s opponent.", actual=ref)
             return
-        self.r.bans.append(Ban(ref, self.r.tick(), str(self.req.source)))
+        self.rules.bans.append(Ban(ref, self.rules.tick(), str(self.req.source)))
         self.emit(op="no_attack", card=ref, until="end_of_turn")
 
     def run_effects(self, controller: str, cdef: CardDef, hook: str,
@@ -1826,7 +1827,7 @@ class _Resolving:
         (dm104.1): each player the effect names who meets its condition wins (or loses).
         The game ends there, and the rest of the effect is not carried out. Players who
         all win, or all lose, at the same moment: a draw (docs/decisions.md)."""
-        r = self.r
+        rules = self.rules
         players = list(self.flow.players)
         other = [p for p in players if p != controller]
         named = {"you": [controller], "opponent": other, "each": players}[effect.who]
@@ -1845,9 +1846,9 @@ class _Resolving:
         winners = meets if effect.kind == "win" else [p for p in players if p not in meets]
         reason = "special_win" if effect.kind == "win" else "special_loss"  # dm104.2c
         if len(winners) == 1:
-            r.outcome = GameResult("win", winners[0], reason)
+            rules.outcome = GameResult("win", winners[0], reason)
         else:  # every player won, or lost, at once
-            r.outcome = GameResult("draw", None, reason)
+            rules.outcome = GameResult("draw", None, reason)
         self.stopped = True
 
     def _meets(self, player: str, effect: Effect) -> tuple[bool, str]:
@@ -1855,7 +1856,7 @@ class _Resolving:
         if effect.condition is None:
             return True, f"{player}: no condition"
         what, n = effect.condition
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         if what == "min_creatures":
             have = len(b.battle)
             return have >= n, f"{player} has {have} creature(s), {n} or more needed"
@@ -1868,7 +1869,7 @@ class _Resolving:
         not record the choice, [] when it records none chosen). The creature must meet
         the card's condition (its text: dm101.1); none may be chosen only where none
         meets it (the effect does as much as it can: dm101.3)."""
-        legal = self.r.legal_targets(controller, effect)
+        legal = self.rules.legal_targets(controller, effect)
         if not targets:
             if legal and targets is None:
                 self.rep("log.choice-missing", "dm101.3",
@@ -1881,23 +1882,23 @@ class _Resolving:
                          expected=legal, actual=[])
             return
         ref = targets[0]
-        why = self.r.target_problem(controller, effect, ref)
+        why = self.rules.target_problem(controller, effect, ref)
         if why is not None:
             if not at_request:  # a request's targets were checked when it was made
                 self.rep("legality.choice-invalid", "dm101.1",
                          f"{why} ({effect.describe()}): the card's text decides what it may "
                          "choose.", actual=ref)
-            c = self.r.find(ref)
+            c = self.rules.find(ref)
             if c is None or (effect.kind != "power" and c.owner == controller):
                 return
-        c = self.r.find(ref)
+        c = self.rules.find(ref)
         if c is None:
             return
         if effect.kind == "destroy":
             self.destroy(c, "effect")
         elif effect.kind == "bounce":
             self.leave(c)
-            b = self.r.boards[c.owner]
+            b = self.rules.boards[c.owner]
             to = b.put_back(c.card, card_of(c.ref), "hand")
             if to == "hand":
                 b.add_to_hand(card_of(c.ref))
@@ -1908,13 +1909,13 @@ class _Resolving:
         elif effect.kind == "power":
             source = None
             if effect.until == "while_in_battle_zone":
-                src = self.r.find(str(self.req.source or ""))
+                src = self.rules.find(str(self.req.source or ""))
                 if src is None:
                     self.begin("power", f"{self.req.source} is no longer in the battle zone: "
                                f"a change {duration_words(effect.until)} does not start")
                     return
                 source = (src.ref, src.timestamp)
-            self.r.modifiers.append(PowerMod(c.ref, effect.amount, self.r.tick(),
+            self.rules.modifiers.append(PowerMod(c.ref, effect.amount, self.rules.tick(),
                                              holder=c.timestamp, seq=self.seq,
                                              until=effect.until, controller=controller,
                                              source=source))
@@ -1923,11 +1924,11 @@ class _Resolving:
     # ------------------------------------------------------------------ primitives
     def check_deck_out(self) -> None:
         """dm104.2b: a deck at 0 cards ends the game at once, even mid-effect."""
-        if self.r.decked():
+        if self.rules.decked():
             self.stopped = True
 
     def draw(self, player: str, n: int) -> None:
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         cards: list[str] = []
         for _ in range(n):
             top = b.pop_deck()
@@ -1942,14 +1943,14 @@ class _Resolving:
 
     def from_deck(self, player: str, zone: str, n: int) -> None:
         """The top ``n`` cards of the deck to the mana zone or the shield zone."""
-        b = self.r.boards[player]
+        b = self.rules.boards[player]
         for _ in range(n):
             top = b.pop_deck()
             if top is None:
                 break
             ref = f"{player}:{top}"
             if zone == "mana":
-                cdef = self.r.card(top) if top != UNKNOWN else None
+                cdef = self.rules.card(top) if top != UNKNOWN else None
                 b.mana.append(ManaCard(ref, cdef, tapped=bool(cdef and cdef.multicolour)))
             else:
                 if b.shields is not None:
@@ -1964,7 +1965,7 @@ class _Resolving:
         """Out of the battle zone: its power changes end; a gear crossed to it stays in the
         battle zone, crossed to nothing; an aura on it goes to the graveyard
         (docs/decisions.md section 7)."""
-        b = self.r.boards[c.owner]
+        b = self.rules.boards[c.owner]
         if c in b.battle:
             b.battle.remove(c)
         for a in c.attached:
@@ -1974,19 +1975,19 @@ class _Resolving:
             elif (g := b.gear(a.ref)) is not None and g.crossed == c.ref:
                 g.crossed = None
                 self.emit(op="uncross", card=a.ref, creature=c.ref)
-        self.r.modifiers = [m for m in self.r.modifiers if m.creature != c.ref]
-        self.r.end_mods(self.flow.turn, f"when {c.ref} left the battle zone (line {self.seq})",
+        self.rules.modifiers = [m for m in self.rules.modifiers if m.creature != c.ref]
+        self.rules.end_mods(self.flow.turn, f"when {c.ref} left the battle zone (line {self.seq})",
                         lambda m: m.source == (c.ref, c.timestamp))
-        self.r.bans = [x for x in self.r.bans if x.creature != c.ref]
+        self.rules.bans = [x for x in self.rules.bans if x.creature != c.ref]
 
     def destroy(self, c: Creature, reason: str) -> None:
         """Destroyed: to the graveyard, and its "when destroyed" ability triggers — unless a
         replacement effect (dm101.5) rewrites the event: it goes elsewhere instead, is not
         destroyed, and nothing waits."""
-        if c not in self.r.boards[c.owner].battle:
+        if c not in self.rules.boards[c.owner].battle:
             return
         self.leave(c)
-        b = self.r.boards[c.owner]
+        b = self.rules.boards[c.owner]
         card = card_of(c.ref)
         instead = c.card.instead_of_destroy
         if instead is not None:
@@ -2009,15 +2010,15 @@ class _Resolving:
         else:  # a psychic or GR creature is destroyed, and its card goes back to its zone
             self.emit(op="destroy", card=c.ref, reason=reason, to=to)
         if reason == "state":
-            self.r.state_destroyed[c.ref] = (self.seq, c)
+            self.rules.state_destroyed[c.ref] = (self.seq, c)
         if c.card.effects("on_destroy"):
             self.trigger("on_destroy", c.ref, c.owner)
 
     def state_based_actions(self) -> None:
         """dm703: every creature with power 0 or less is destroyed, and every GR creature
         with no aura on it (the seed's rule, dm§4.3)."""
-        for c in list(self.r.creatures()):
-            if not c.sba_exempt and self.r.sba_due(c):
+        for c in list(self.rules.creatures()):
+            if not c.sba_exempt and self.rules.sba_due(c):
                 self.destroy(c, "state")
 
     # ------------------------------------------------------------------ the log's claims
@@ -2040,7 +2041,7 @@ class _Resolving:
         for o in kept_by_table:
             ref = str(o["card"])
             gone = self.gone.get(ref)
-            why = self.r.sba_words(gone).replace("was", "is").replace("had", "has") \
+            why = self.rules.sba_words(gone).replace("was", "is").replace("had", "has") \
                 if gone is not None else "has power 0 or less"
             self.rep("order.state-check-missed", "dm703",
                      f"{ref} {why}: a state-based action destroys it, and the "
@@ -2094,9 +2095,9 @@ class _Resolving:
             if t.get("op") != "move" or t.get("to") != "battle" or parts is None or \
                     (parts[0], source) not in self.unknown_zones:
                 continue
-            cdef = self.r.card(parts[1])
+            cdef = self.rules.card(parts[1])
             if cdef is None or not cdef.creature or cdef.zone != source or \
-                    self.r.find(str(ref)) is not None:
+                    self.rules.find(str(ref)) is not None:
                 continue
             c = self.enter(parts[0], parts[1], cdef, str(source))
             entered = True
@@ -2104,7 +2105,7 @@ class _Resolving:
                 aura, adef = self.unseen_aura
                 self.unseen_aura = None
                 self.effects = [e for e in self.effects if e.get("card") != aura]
-                self.r.boards[parts[0]].take_back(card_of(aura))
+                self.rules.boards[parts[0]].take_back(card_of(aura))
                 c.attached.append(Attachment(aura, adef))
                 self.emit(op="attach", card=aura, creature=c.ref)
         if entered:
@@ -2134,7 +2135,7 @@ class _Resolving:
                                 strict=True):
             if not isinstance(got, int) or got == want:
                 continue
-            ended = self.r.expired_on(c)
+            ended = self.rules.expired_on(c)
             by_turn: dict[int, list[PowerMod]] = {}
             for m in ended:
                 by_turn.setdefault(m.ended or 0, []).append(m)
@@ -2163,7 +2164,7 @@ class _Resolving:
                 return False
             took = e["op"] == "draw" or (e["op"] == "move" and e.get("from") == "deck")
             owner = str(e.get("player") or (split_ref(str(e.get("card", ""))) or ("",))[0])
-            if took and owner in self.r.boards and self.r.boards[owner].deck is None:
+            if took and owner in self.rules.boards and self.rules.boards[owner].deck is None:
                 return True
         return False
 
@@ -2173,10 +2174,10 @@ class _Resolving:
         if gone is None:
             return
         c = gone
-        if self.r.state_destroyed.get(ref, (0, None))[1] is c:
-            del self.r.state_destroyed[ref]
+        if self.rules.state_destroyed.get(ref, (0, None))[1] is c:
+            del self.rules.state_destroyed[ref]
             c.sba_exempt = True
-        self.r.put_back_in_play(c)
+        self.rules.put_back_in_play(c)
         self.triggers = [t for t in self.triggers
                          if not (t.action == "on_destroy" and t.source == ref)]
 

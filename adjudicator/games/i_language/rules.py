@@ -668,7 +668,7 @@ class _Resolving:
 
     def __init__(self, rules: ILanguageRules, flow: CoreFlow, req: Req, line: Resolve,
                  roll: Roll | None) -> None:
-        self.r = rules
+        self.rules = rules
         self.flow = flow
         self.req = req
         self.line = line
@@ -701,22 +701,22 @@ class _Resolving:
         if aid == "attack":
             return self._plan_attack()
         if aid in ("ability", "magic"):
-            card = self.r.source_card(self.req)
+            card = self.rules.source_card(self.req)
             if card is None or not card.d.abilities:
                 return []
             index = self._option(card)
             return self._plan_steps(card, card.d.abilities[index])
         if aid == "end":
-            if self.flow.turn >= self.r.turn_limit:
+            if self.flow.turn >= self.rules.turn_limit:
                 return [PlanStep("end", [], f"turn {self.flow.turn} is the last: the "
                                  "win/lose check decides")]
             return [PlanStep("end", [{"op": "turn",
-                                      "player": self.r.opponent(self.req.controller)}])]
+                                      "player": self.rules.opponent(self.req.controller)}])]
         return []
 
     def _plan_attack(self) -> list[PlanStep]:
-        attacker = self.r.source_card(self.req)
-        target = self.r.cards.get(self.req.targets[0]) if len(self.req.targets) == 1 else None
+        attacker = self.rules.source_card(self.req)
+        target = self.rules.cards.get(self.req.targets[0]) if len(self.req.targets) == 1 else None
         if attacker is None or target is None or not target.normal or target.removed:
             return []
         left = target.durability - attacker.attack
@@ -772,7 +772,7 @@ class _Resolving:
         claims = self._claims()
         if claims is not None:
             for i, steps in enumerate(card.d.abilities):
-                quiet = _Resolving(self.r, self.flow, self.req, self.line, None)
+                quiet = _Resolving(self.rules, self.flow, self.req, self.line, None)
                 planned = [e for st in quiet._plan_steps(card, steps) for e in st.effects]
                 if not compare(planned, claims):
                     return i
@@ -795,7 +795,7 @@ class _Resolving:
         targets, recorded = self._targets()
         scratch = _Scratch()
         out: list[PlanStep] = []
-        tspecs = self.r.data["targets"]
+        tspecs = self.rules.data["targets"]
         for st in steps:
             tname = st["target"]
             spec = tspecs[tname]
@@ -803,7 +803,7 @@ class _Resolving:
                 if not targets:
                     # Nothing to record where no card may be targeted; none chosen where
                     # one may is a choice the ability does not allow.
-                    could = [c.ref for p in self.r.decks for c in self.r.camp(p)
+                    could = [c.ref for p in self.rules.decks for c in self.rules.camp(p)
                              if may_target(c, spec["side"], me)]
                     if could and not recorded:
                         self.rep("log.choice-missing", R_ABILITY if card.normal else R_MAGIC,
@@ -817,7 +817,7 @@ class _Resolving:
                                  expected=could, actual=[])
                     continue
                 ref = targets.pop(0)
-                hit = self.r.cards.get(ref)
+                hit = self.rules.cards.get(ref)
                 if hit is None:
                     self.rep("log.unknown-ref", "log", f"No card {ref!r} in any deck.",
                              actual=ref)
@@ -832,7 +832,7 @@ class _Resolving:
             elif tname == "self":
                 victims = [card]
             else:
-                victims = [c for p in self.r.decks for c in self.r.camp(p)
+                victims = [c for p in self.rules.decks for c in self.rules.camp(p)
                            if may_target(c, spec["side"], me)]
             amount = f" {st['amount']}" if "amount" in st else ""
             out.append(PlanStep(st["do"], [e for v in victims for e in self._step(st, v, scratch)],
@@ -901,13 +901,13 @@ class _Resolving:
             applied = claims  # the judge follows the game as it was played
         triggers = self.triggers(applied) if not fizzled else []
         for t in triggers:
-            self.r.cards[t.source].used = True  # once per game
-        self.r.apply([e for e in applied if e.get("op") != "turn"])
+            self.rules.cards[t.source].used = True  # once per game
+        self.rules.apply([e for e in applied if e.get("op") != "turn"])
         if req.action.id == "end" and not fizzled:
-            if self.flow.turn >= self.r.turn_limit:
-                self.r.over = True
+            if self.flow.turn >= self.rules.turn_limit:
+                self.rules.over = True
             else:
-                self.flow.start_turn(self.r.opponent(req.controller))
+                self.flow.start_turn(self.rules.opponent(req.controller))
                 self.flow.give_chance_to_turn_player()
         return Resolution(result="fizzled" if fizzled else "resolved", effects=applied,
                           findings=self.findings, triggers=triggers)
@@ -918,15 +918,15 @@ class _Resolving:
         effects incapacitate without removing it; each ability once per game."""
         out: list[TriggerSpec] = []
         if self.req.action.id == "attack":
-            attacker = self.r.source_card(self.req)
+            attacker = self.rules.source_card(self.req)
             if attacker is not None:
                 out += self._trigger(attacker, "on_attack")
         touched = {str(e.get("card")) for e in effects if e.get("op") in _FELLING}
         if not touched:
             return out
-        after = {ref: c.copy() for ref, c in self.r.cards.items()
+        after = {ref: c.copy() for ref, c in self.rules.cards.items()
                  if ref in touched and c.standing}
-        self.r.apply([e for e in effects if e.get("op") != "turn"], after)
+        self.rules.apply([e for e in effects if e.get("op") != "turn"], after)
         for ref in sorted(after):
             card = after[ref]
             if not card.removed and card.durability == 0:
