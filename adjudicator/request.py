@@ -54,6 +54,9 @@ class Req:
     staged_at: int = 0
     """When it last went on the stage: the stage numbers its requests in the order they
     went on (:class:`~adjudicator.stage.StageStack`)."""
+    buffered_at: int = 0
+    """When it first entered the buffer: the buffer numbers the requests that enter it
+    1, 2, ... in the order they enter (:class:`~adjudicator.stage.Buffer`); 0, never."""
     cost_triggers: list[TriggerSpec] = field(default_factory=list)
     """Requests its costs triggered that wait for its own resolution (an instant request
     under the edition policy ``resolve_before_cost_triggers``)."""

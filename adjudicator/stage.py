@@ -10,7 +10,10 @@ asks of them for one line costs the same however many requests wait (docs/decisi
 - :class:`Buffer` keeps the triggered requests in the order they entered, grouped by their
   rank under the game's trigger order, so the class handled first
   (:meth:`CoreFlow.trigger_class <adjudicator.flow.CoreFlow.trigger_class>`) is found
-  without ranking every request again.
+  without ranking every request again. It numbers the requests in the order they enter
+  (:attr:`Req.buffered_at <adjudicator.request.Req.buffered_at>`), and an observer may
+  have it say, of each request that leaves, how many that entered before it still wait
+  (:attr:`Buffer.left`).
 """
 
 from __future__ import annotations
@@ -119,6 +122,60 @@ class StageStack(list[Req]):
 _UNRANKED = object()
 
 
+class _Entered:
+    """Which entry numbers (1, 2, ...) still wait, counted as a Fenwick tree: how many
+    that entered before one still wait costs the logarithm of the entries, not a walk."""
+
+    __slots__ = ("_tree", "_waits")
+
+    def __init__(self) -> None:
+        self._tree = [0]
+        self._waits: set[int] = set()
+
+    def _grow(self, no: int) -> None:
+        size = max(2 * len(self._tree), no + 1)
+        tree = [0] * size
+        for k in self._waits:
+            tree[k] += 1
+        for k in range(1, size):  # each node passes its count to its parent, once
+            up = k + (k & -k)
+            if up < size:
+                tree[up] += tree[k]
+        self._tree = tree
+
+    def _add(self, no: int, delta: int) -> None:
+        tree = self._tree
+        while no < len(tree):
+            tree[no] += delta
+            no += no & -no
+
+    def enter(self, no: int) -> None:
+        if no in self._waits:
+            return
+        self._waits.add(no)
+        if no >= len(self._tree):
+            self._grow(no)  # counts ``no`` with the others
+        else:
+            self._add(no, 1)
+
+    def leave(self, no: int) -> None:
+        if no in self._waits:
+            self._waits.discard(no)
+            self._add(no, -1)
+
+    def before(self, no: int) -> int:
+        """How many that entered before entry ``no`` still wait."""
+        tree, count, k = self._tree, 0, min(no - 1, len(self._tree) - 1)
+        while k > 0:
+            count += tree[k]
+            k -= k & -k
+        return count
+
+    def clear(self) -> None:
+        self._waits.clear()
+        self._tree = [0]
+
+
 class Buffer:
     """The buffer: triggered requests waiting to be placed on the stage or discarded (or,
     an instant one, to resolve), in the order they entered it.
@@ -131,12 +188,19 @@ class Buffer:
     first (:meth:`first_class`) costs the number of ranks, not of requests."""
 
     __slots__ = ("_items", "_groups", "_rank", "_unranked", "_ranked_for", "_unnamed",
-                 "journal")
+                 "journal", "entries", "_entered", "left")
 
     def __init__(self) -> None:
         self._items: dict[Req, None] = {}
         self.journal: list[Req] | None = None
         """As :attr:`StageStack.journal`: each request that enters or leaves the buffer."""
+        self.entries = 0
+        """How many requests entered the buffer (the last :attr:`Req.buffered_at`)."""
+        self._entered = _Entered()
+        self.left: list[tuple[Req, int]] | None = None
+        """When a list (an observer sets it, as the audit does), each request that leaves
+        the buffer is added to it, with how many requests that entered before it still
+        wait (the observer empties it)."""
         self._unnamed: list[Req] = []
         """Provisional requests that entered, in order (as :attr:`StageStack._unnamed`)."""
         self._groups: dict[tuple[int, ...], dict[Req, None]] = {}
@@ -163,6 +227,10 @@ class Buffer:
         if req in self._items:
             return  # in the buffer already (the flow never puts one in twice)
         self._items[req] = None
+        if not req.buffered_at:  # numbered once: one that enters again keeps its number
+            self.entries += 1
+            req.buffered_at = self.entries
+        self._entered.enter(req.buffered_at)
         self._unranked[req] = None
         if req.provisional:
             self._unnamed.append(req)
@@ -175,6 +243,9 @@ class Buffer:
         del self._items[req]
         if self.journal is not None:
             self.journal.append(req)
+        self._entered.leave(req.buffered_at)
+        if self.left is not None:
+            self.left.append((req, self._entered.before(req.buffered_at)))
         if self._unranked.pop(req, _UNRANKED) is not _UNRANKED:
             return
         rank = self._rank.pop(req)
@@ -186,6 +257,11 @@ class Buffer:
     def clear(self) -> None:
         if self.journal is not None:
             self.journal.extend(self._items)
+        if self.left is not None:
+            # Each leaves with those that entered before it, all at once.
+            self.left.extend((req, self._entered.before(req.buffered_at))
+                             for req in self._items)
+        self._entered.clear()
         self._items.clear()
         self._unnamed.clear()
         self._groups.clear()
@@ -237,6 +313,7 @@ class Buffer:
 
         clone = Buffer()
         memo[id(self)] = clone
+        clone.entries = self.entries  # the copied requests keep their numbers
         for req in self._items:
             clone.append(deepcopy(req, memo))
         return clone

@@ -5,8 +5,10 @@ its :class:`~adjudicator.replay.Replay` (the lines a correction took back shown 
 judged, the table taken as played where the judge takes it so), concluded as the judge's
 report is (:meth:`~adjudicator.replay.Replay.conclude`), and, between two lines, reads
 the flow's state: the stage, the buffer, the chance, the turn, the status of every
-request (:class:`~adjudicator.flow.Req`), and which requests went on or left the stage
-and the buffer (their journals: when a request ended). Nothing here decides a rule:
+request (:class:`~adjudicator.flow.Req`), which requests went on or left the stage
+and the buffer (their journals: when a request ended), and the buffer's own count of its
+triggered requests (the order they entered it in, and of each that left, how many that
+entered before it still waited). Nothing here decides a rule:
 whether a request was made with the chance is ``flow.chance`` before the line, how a
 request ended is its ``Req.status``, the findings are the judge's, the effects of a
 resolution are those the game's rules module returned, as the flow keeps them
@@ -18,7 +20,6 @@ The result is one list of plain rows (dicts keyed by the column names of
 
 from __future__ import annotations
 
-import heapq
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -50,45 +51,6 @@ from coreflow_judge.events.reader import verify_chain
 Row = dict[str, Any]
 Rows = dict[str, list[Row]]
 _GONE = object()
-_EARLIEST = -(2**63)
-
-
-class _Waiting:
-    """Which of ``size`` entries (numbered 1, 2, ... in entry order) still wait, and how
-    many that entered before one still wait (a Fenwick tree: each costs log ``size``)."""
-
-    def __init__(self, size: int) -> None:
-        self.tree = [0] * (size + 1)
-        self.entries = 0
-        self.waiting: set[int] = set()
-
-    def _add(self, no: int, delta: int) -> None:
-        while no < len(self.tree):
-            self.tree[no] += delta
-            no += no & -no
-
-    def enter(self) -> int:
-        self.entries += 1
-        self.waiting.add(self.entries)
-        self._add(self.entries, 1)
-        return self.entries
-
-    def waits(self, no: int) -> bool:
-        return no in self.waiting
-
-    def leave(self, no: int) -> None:
-        if no in self.waiting:
-            self.waiting.discard(no)
-            self._add(no, -1)
-
-    def before(self, no: int) -> int:
-        """How many that entered before entry ``no`` still wait."""
-        count, k = 0, no - 1
-        while k > 0:
-            count += self.tree[k]
-            k -= k & -k
-        return count
-
 
 
 def _request_id(req: Req) -> str:
@@ -201,6 +163,8 @@ class _Deriver(Visitor):
         self.request_lines: dict[str, StoredLine] = {}
         self.had_chance: dict[str, bool] = {}
         self.at_of: dict[int, str | None] = {}
+        self.left: list[tuple[Req, int]] = []  # what the buffer says left it
+        self.handled: dict[int, tuple[int, int]] = {}  # id(req) -> (order, waiting_before)
         self.turn = 0
         # The state the line being walked found (:meth:`before`).
         self.at: str | None = None
@@ -237,11 +201,14 @@ class _Deriver(Visitor):
         # What a line costs to read stays the same however many requests wait: the stage
         # and the buffer say which requests went on or left them (their journals), and
         # only those are looked at.
+        # The buffer says which request left it and how many that entered before it
+        # still waited (:attr:`Buffer.left`): the triggered requests' handling.
         flow.stage.journal = flow.buffer.journal = self.moved
+        flow.buffer.left = self.left
         read.walk(self, flow)
-        flow.stage.journal = flow.buffer.journal = None
+        flow.stage.journal = flow.buffer.journal = flow.buffer.left = None
         read.conclude(flow)
-        triggers = self._complete_log(flow, self.at_of, self.ended)
+        triggers = self._complete_log(flow, self.at_of)
         self._requests(flow, self.request_lines, self.had_chance, triggers, self.depth_before,
                        self.turn_before, self.ended, self.negated_by, self.at_of)
         self._findings(flow)
@@ -253,6 +220,7 @@ class _Deriver(Visitor):
         """A line taken back at the table: shown, not judged."""
         stored = self.lines[i]
         at = self.at_of[item.seq] = timestamp(stored.data.get("at"))
+        self._left_buffer()
         self.rows["events"].append(self._event(stored, flow.turn, at))
         self.rows["stage"].append(self._stage_row(flow, item.seq))
 
@@ -269,11 +237,16 @@ class _Deriver(Visitor):
         self.awaiting = flow.awaiting_instant
         self.on_stage = self._on_stage_before(flow, line)
 
+    def repaired(self, flow: CoreFlow, i: int, item: Any, raised: list[Finding]) -> None:
+        """A repair before the line: what it took out of the buffer."""
+        self._left_buffer()
+
     def after(self, flow: CoreFlow, i: int, item: Any, raised: list[Finding]) -> None:
         """The rows the line makes, from the state it left."""
         stored = self.lines[i]
         line = stored.line
         seq, at, moved, live, ended = line.seq, self.at, self.moved, self.live, self.ended
+        self._left_buffer()
         # Requests that left the stage, the buffer or the instant wait with this line.
         if self.awaiting is not None:
             moved.append(self.awaiting)
@@ -306,6 +279,17 @@ class _Deriver(Visitor):
         if flow.turn != self.turn:
             self.turn = flow.turn
             self._board(flow, seq)
+
+    def _left_buffer(self) -> None:
+        """The triggered requests that left the buffer since last looked: each, the first
+        time it left otherwise than dropped (placed on the stage, discarded, resolved, or
+        still there when the game ended), numbered in the order they left, with how many
+        that entered before it still waited (as the buffer says, :attr:`Buffer.left`)."""
+        handled = self.handled
+        for req, before in self.left:
+            if req.status != "dropped" and id(req) not in handled:
+                handled[id(req)] = (len(handled) + 1, before)
+        self.left.clear()
 
     # ------------------------------------------------------------------ rows
     def _event(self, stored: StoredLine, turn: int | None, at: str | None = None) -> Row:
@@ -369,20 +353,18 @@ class _Deriver(Visitor):
             board=_plain(flow.rules.board(flow)),
         ))
 
-    def _complete_log(self, flow: CoreFlow, at_of: dict[int, str | None],
-                      ended: dict[int, int]) -> dict[int, Row]:
-        """Chance moves and triggers, recorded or derived, from the complete log.
+    def _complete_log(self, flow: CoreFlow, at_of: dict[int, str | None]) -> dict[int, Row]:
+        """Chance moves and triggers, recorded or derived, from the complete log: how a
+        trigger was handled is the line that stands for its staging, discard or resolution
+        there; the order it entered and left the buffer in, and how many waited before it
+        then, the buffer says (:meth:`_left_buffer`). A trigger line that put no request
+        in the buffer is numbered after every request that entered it.
 
         Returns the trigger rows by ``id(req)``.
         """
         requests = flow.requests
         triggers: dict[int, Row] = {}
-        # The triggered requests in the buffer, by their entry order: which still wait,
-        # and how many waited before one (counted, not walked: a log may fill the buffer).
-        entered: dict[int, int] = {}  # id(req) -> its entry number, while it waits
-        waiting = _Waiting(sum(1 for item in flow.complete if item.type == "trigger"))
-        gone: list[tuple[int, int]] = []  # (the seq a dropped request left at, entry no)
-        handled = 0
+        unentered = flow.buffer.entries
         last_seq = self.header.seq
         for pos, item in enumerate(flow.complete, start=1):
             recorded = not isinstance(item, Derived)
@@ -397,8 +379,6 @@ class _Deriver(Visitor):
                 rid = getattr(item, "request", None)
                 if isinstance(rid, str):
                     req = requests.get(rid)
-            while gone and gone[0][0] <= seq:  # a dropped request left the buffer at its line
-                waiting.leave(heapq.heappop(gone)[1])
             if kind == "chance_moved":
                 to = item.to if isinstance(item, ChanceMoved) else fields["to"]
                 self.rows["chance_moves"].append(dict(
@@ -412,35 +392,34 @@ class _Deriver(Visitor):
                     rid, action, source = fields["request"], fields["action"], fields["source"]
                 if req is not None:
                     rid = req.id
+                if req is not None and req.buffered_at and id(req) not in triggers:
+                    order = req.buffered_at  # the buffer numbered it as it entered
+                else:
+                    unentered += 1
+                    order = unentered
                 row = dict(
                     match_id=self.mid, request=rid, seq=seq, action=action, source=source,
                     controller=req.controller if req is not None else None,
-                    recorded=recorded, buffer_order=len(self.rows["triggers"]) + 1,
+                    recorded=recorded, buffer_order=order,
                     handled_order=None, waiting_before=None, handled_as=None, handled_seq=None,
                     status=ENDED.get(req.status) if req is not None else None,
                 )
                 self.rows["triggers"].append(row)
                 if req is not None and id(req) not in triggers:
                     triggers[id(req)] = row
-                    entered[id(req)] = no = waiting.enter()
-                    if req.status == "dropped":  # leaves at the line it ended (or at once)
-                        heapq.heappush(gone, (ended.get(id(req), _EARLIEST), no))
             elif kind in ("stage", "discard", "resolve") and req is not None and req.triggered:
                 row_or_none = triggers.get(id(req))
-                if row_or_none is None or row_or_none["handled_order"] is not None:
+                if row_or_none is None or row_or_none["handled_as"] is not None:
                     continue
-                handled += 1
                 how: str
                 if kind == "resolve":
                     how = item.result if isinstance(item, Resolve) else "resolved"
                 else:
                     how = "staged" if kind == "stage" else "discarded"
-                no = entered.get(id(req), 0)
-                before = waiting.before(no) if waiting.waits(no) else None
-                if before is not None:
-                    waiting.leave(no)
-                row_or_none.update(handled_order=handled, waiting_before=before, handled_as=how,
-                                   handled_seq=seq)
+                left = self.handled.get(id(req))
+                row_or_none.update(handled_order=left[0] if left is not None else None,
+                                   waiting_before=left[1] if left is not None else None,
+                                   handled_as=how, handled_seq=seq)
         return triggers
 
     def _requests(self, flow: CoreFlow, request_lines: dict[str, StoredLine],

@@ -144,7 +144,8 @@ TABLES: dict[str, list[Column]] = {
         ("source", "VARCHAR", "the component or request whose condition fired"),
         ("controller", "VARCHAR", "its controller as the rules give it"),
         ("recorded", "BOOLEAN", "the log has the trigger line"),
-        ("buffer_order", "BIGINT", "1, 2, ...: the order it entered the buffer in the match"),
+        ("buffer_order", "BIGINT", "1, 2, ...: the order it entered the buffer in the match "
+         "(a trigger line that put no request in the buffer: after all that did)"),
         ("handled_order", "BIGINT", "1, 2, ...: the order it left the buffer (staged, "
          "discarded or resolved); NULL if it never did"),
         ("waiting_before", "BIGINT", "how many triggered requests that entered the buffer "

@@ -34,7 +34,7 @@ from coreflow_judge.adjudicator.judge import (
 )
 from coreflow_judge.adjudicator.next_step import next_step
 from coreflow_judge.adjudicator.request import Req
-from coreflow_judge.adjudicator.stage import StageStack
+from coreflow_judge.adjudicator.stage import Buffer, StageStack
 from coreflow_judge.audit.derive import StoredLine, derive_match
 from coreflow_judge.events.models import MAX_LOG_BYTES, MAX_LOG_LINES
 from coreflow_judge.events.reader import (
@@ -244,6 +244,52 @@ def test_the_stage_is_the_list_it_stands_for(ops: list[tuple[str, int]]) -> None
         if req in plain:
             assert stage.index(req) == plain.index(req)
         assert list(stage) == plain
+
+
+@given(st.lists(st.tuples(st.sampled_from(["enter", "leave", "clear", "copy"]),
+                          st.integers(0, 40)), max_size=150))
+def test_the_buffer_numbers_entries_and_counts_those_waiting_before(
+        ops: list[tuple[str, int]]) -> None:
+    """The buffer numbers each request the first time it enters (one that enters again
+    keeps its number), and of each that leaves says how many that entered before it still
+    wait: as counting a plain list of those waiting would (a copy, as the board's
+    checkpoints make, numbers on from where the buffer was)."""
+    from copy import deepcopy
+
+    from coreflow_judge.adjudicator.game import ActionDef
+
+    action = ActionDef(id="a", name="A", speed="normal", timing="quick", direct=False)
+    reqs = [Req(id=f"t{k}", action=action, controller="p", seq=k, triggered=True)
+            for k in range(41)]
+    buffer, plain = Buffer(), []  # plain: those waiting, in buffer order
+    numbers: dict[str, int] = {}  # each request's number: first entered, first numbered
+    left: list[tuple[Req, int]] = []
+    buffer.left = left
+    for op, k in ops:
+        req = reqs[k]
+        expected: list[tuple[Req, int]] = []
+        if op == "enter" and req not in plain:
+            numbers.setdefault(req.id, len(numbers) + 1)
+            buffer.append(req)
+            plain.append(req)
+        elif op == "leave" and req in plain:
+            plain.remove(req)
+            expected = [(req, len([r for r in plain if numbers[r.id] < numbers[req.id]]))]
+            buffer.remove(req)
+        elif op == "clear":
+            expected = [(r, len([o for o in plain if numbers[o.id] < numbers[r.id]]))
+                        for r in plain]
+            plain.clear()
+            buffer.clear()
+        elif op == "copy":
+            memo: dict[int, object] = {id(r): r for r in reqs}  # the copy shares them
+            buffer = deepcopy(buffer, memo)
+            buffer.left = left
+        assert left == expected
+        left.clear()
+        assert list(buffer) == plain
+        assert buffer.entries == len(numbers)
+        assert all(r.buffered_at == numbers[r.id] for r in plain)
 
 
 # ---------------------------------------------------------------- the size of a log
