@@ -326,14 +326,18 @@ def update(case: RulingCase) -> None:
 def narrow(case: RulingCase, board_fields: Sequence[str]) -> None:
     """Say what an existing fixture's boards are about: its ``board`` and ``board_at`` keep
     the parts ``board_fields`` (JSON pointers) name, cut from the boards it froze, and
-    everything else it expects (findings, result, rules) stays as it was. A pointer that
-    names nothing in its boards is refused and nothing is written."""
+    everything else it expects (findings, result, rules) stays as it was. Refused, with
+    nothing written, for a pointer that names nothing in its boards and for a fixture whose
+    ruling has changed (its frozen boards are no longer the judge's: check it first)."""
     old = case.load()
     fields = list(board_fields)
     if not fields:
         raise ValueError(f"{case.expected}: give at least one part of the board")
     for pointer in fields:
         pointer_parts(pointer)
+    if check(case) is not None:
+        raise ValueError(f"{case.expected}: its ruling changed (coreflow fixture check "
+                         f"{case.log}); narrow a fixture that passes")
     data = dict(old)
     if old.get("board") is not None:
         data["board"] = board_part(old["board"], fields)

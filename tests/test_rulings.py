@@ -163,6 +163,27 @@ def test_narrowing_a_fixture_keeps_its_ruling_and_cuts_its_boards(tmp_path: Path
     assert whole.expected.read_text(encoding="utf-8") == text
 
 
+def test_a_fixture_whose_ruling_changed_is_not_narrowed(tmp_path: Path) -> None:
+    """Narrowing cuts the boards a fixture froze: a fixture that no longer passes would hide
+    its difference, so it is refused (the CLI says why) and nothing is written."""
+    case = freeze(DISPUTED, "counter-3", "note", tmp_path, at=11)
+    data = case.load()
+    data["board"]["players"]["bob"]["field"] = ["bob:C9"]
+    rulings.write_ruling(case.expected, data)
+    text = case.expected.read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match="its ruling changed"):
+        rulings.narrow(case, ["/players/bob/field"])
+    result = CliRunner().invoke(app, ["fixture", "narrow", str(case.log),
+                                      "--board-field", "/players/bob/field"])
+    assert result.exit_code != 0 and "its ruling changed" in result.output, result.output
+    assert case.expected.read_text(encoding="utf-8") == text
+    fresh = freeze(DISPUTED, "fresh", "note", tmp_path, at=11)
+    result = CliRunner().invoke(app, ["fixture", "narrow", str(fresh.expected),
+                                      "--board-field", "/stage"])
+    assert result.exit_code == 0, result.output
+    assert fresh.load()["board_fields"] == ["/stage"] and check(fresh) is None
+
+
 def _narrowed_fixtures() -> list[RulingCase]:
     return [c for c in discover(ROOT / "fixtures" / "rulings") if "board_fields" in c.load()]
 
