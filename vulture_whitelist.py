@@ -67,6 +67,7 @@ _.insert_events
 # typer: commands, registered by @app.command / @fixture_app.command decorators.
 _.new_command
 _.check_command
+_.narrow_command
 _.normalize
 _.verify
 # typer: the app's callback (@app.callback) and its --version option's parameter.

@@ -323,6 +323,34 @@ def update(case: RulingCase) -> None:
     write_ruling(case.expected, data)
 
 
+def narrow(case: RulingCase, board_fields: Sequence[str]) -> None:
+    """Say what an existing fixture's boards are about: its ``board`` and ``board_at`` keep
+    the parts ``board_fields`` (JSON pointers) name, cut from the boards it froze, and
+    everything else it expects (findings, result, rules) stays as it was. Refused, with
+    nothing written, for a pointer that names nothing in its boards and for a fixture whose
+    ruling has changed (its frozen boards are no longer the judge's: check it first)."""
+    old = case.load()
+    fields = list(board_fields)
+    if not fields:
+        raise ValueError(f"{case.expected}: give at least one part of the board")
+    for pointer in fields:
+        pointer_parts(pointer)
+    if check(case) is not None:
+        raise ValueError(f"{case.expected}: its ruling changed (coreflow fixture check "
+                         f"{case.log}); narrow a fixture that passes")
+    data = dict(old)
+    if old.get("board") is not None:
+        data["board"] = board_part(old["board"], fields)
+    if old.get("board_at") is not None:
+        data["board_at"] = {"seq": old["board_at"]["seq"],
+                            "board": board_part(old["board_at"]["board"], fields)}
+    data["board_fields"] = fields
+    problem = _shape_problem(data)
+    if problem is not None:
+        raise ValueError(f"{case.expected}: {problem}")
+    write_ruling(case.expected, data)
+
+
 # --------------------------------------------------------------------------- checking
 def _log_lines(case: RulingCase) -> dict[int, str]:
     """seq -> the raw log line, to quote in a diff."""

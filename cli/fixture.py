@@ -124,6 +124,36 @@ def check_command(
     _run(run)
 
 
+@fixture_app.command("narrow")
+def narrow_command(
+    fixture: Annotated[Path, typer.Argument(
+        metavar="FIXTURE", help="The fixture: its log or its expected file.",
+        show_default=False)],
+    board_fields: Annotated[list[str], typer.Option(
+        "--board-field", metavar="POINTER", help="A part of the board the fixture is about, "
+        "as a JSON pointer (/stage, /players/bob/field); repeat for several.",
+        show_default=False)],
+) -> None:
+    """Say which parts of the board an existing fixture is about: its frozen boards keep
+    those alone (cut from what it froze) and fixture check compares those alone; its
+    findings, result and rules stay as they are. The fixture must pass its check first.
+
+    Example: coreflow fixture narrow fixtures/rulings/lite/turn-twice-9.0.jsonl
+    --board-field /turn --board-field /turn_player
+    """
+
+    def run() -> None:
+        from coreflow_judge.adjudicator.rulings import RulingCase, narrow
+
+        if not fixture.exists():
+            raise FileNotFoundError(f"{fixture}: no such file")
+        case = RulingCase.of(fixture)
+        narrow(case, board_fields)
+        typer.echo(f"narrowed {case.expected} to {', '.join(board_fields)}")
+
+    _run(run)
+
+
 def _run(fn: object) -> None:
     from coreflow_judge.cli.main import CliError, guarded
 
@@ -137,5 +167,5 @@ def _run(fn: object) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``fixture new`` and ``fixture check`` to the ``coreflow`` command."""
+    """Add ``fixture new``, ``fixture check`` and ``fixture narrow`` to the ``coreflow`` command."""
     app.add_typer(fixture_app, name="fixture")

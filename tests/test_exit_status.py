@@ -144,6 +144,10 @@ def cases(tmp: Path) -> dict[tuple[str, int], tuple[list[str], str | None]]:
         ("fixture check", 0): ([str(tmp / "same")], None),
         ("fixture check", 1): ([str(tmp / "changed")], None),
         ("fixture check", 2): ([str(tmp / "unreadable")], None),
+        ("fixture narrow", 0): ([str(tmp / "same" / "counter.jsonl"), "--board-field", "/stage"],
+                                None),  # still unchanged for fixture check: 0
+        ("fixture narrow", 2): ([str(tmp / "changed" / "counter.jsonl"), "--board-field",
+                                 "/stage"], None),  # its ruling changed: refused
         ("serve", 0): (["--port", str(free_port()), "--store", str(tmp / "serve.db")],
                        CTRL_C),
         ("serve", 2): (["--port", "0", "--store", str(tmp / "serve2.db")], None),

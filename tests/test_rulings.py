@@ -142,6 +142,96 @@ def test_a_fixture_about_part_of_the_board_compares_that_part_alone(tmp_path: Pa
     assert changed(lambda d: d["board"]["players"]["bob"].update(hand=["bob:C9"])) is None
 
 
+def test_narrowing_a_fixture_keeps_its_ruling_and_cuts_its_boards(tmp_path: Path) -> None:
+    """:func:`rulings.narrow` gives a whole-board fixture the boards a fixture frozen with
+    ``board_fields`` has, and nothing else it expects changes."""
+    whole = freeze(DISPUTED, "counter-3", "note", tmp_path / "whole", at=11)
+    fields = ["/stage", "/players/bob/field"]
+    cut = freeze(DISPUTED, "counter-3", "note", tmp_path / "cut", at=11, board_fields=fields)
+    before = whole.load()
+    rulings.narrow(whole, fields)
+    after = whole.load()
+    assert after == cut.load()
+    assert {k: v for k, v in after.items() if k not in ("board", "board_at", "board_fields")} \
+        == {k: v for k, v in before.items() if k not in ("board", "board_at")}
+    assert check(whole) is None
+    text = whole.expected.read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match="'/nowhere' is in no board"):
+        rulings.narrow(whole, ["/nowhere"])
+    with pytest.raises(ValueError, match="not a JSON pointer"):
+        rulings.narrow(whole, ["stage"])
+    assert whole.expected.read_text(encoding="utf-8") == text
+
+
+def test_a_fixture_whose_ruling_changed_is_not_narrowed(tmp_path: Path) -> None:
+    """Narrowing cuts the boards a fixture froze: a fixture that no longer passes would hide
+    its difference, so it is refused (the CLI says why) and nothing is written."""
+    case = freeze(DISPUTED, "counter-3", "note", tmp_path, at=11)
+    data = case.load()
+    data["board"]["players"]["bob"]["field"] = ["bob:C9"]
+    rulings.write_ruling(case.expected, data)
+    text = case.expected.read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match="its ruling changed"):
+        rulings.narrow(case, ["/players/bob/field"])
+    result = CliRunner().invoke(app, ["fixture", "narrow", str(case.log),
+                                      "--board-field", "/players/bob/field"])
+    assert result.exit_code != 0 and "its ruling changed" in result.output, result.output
+    assert case.expected.read_text(encoding="utf-8") == text
+    fresh = freeze(DISPUTED, "fresh", "note", tmp_path, at=11)
+    result = CliRunner().invoke(app, ["fixture", "narrow", str(fresh.expected),
+                                      "--board-field", "/stage"])
+    assert result.exit_code == 0, result.output
+    assert fresh.load()["board_fields"] == ["/stage"] and check(fresh) is None
+
+
+def _narrowed_fixtures() -> list[RulingCase]:
+    return [c for c in discover(ROOT / "fixtures" / "rulings") if "board_fields" in c.load()]
+
+
+def _poisoned(value: object) -> object:
+    """A value unlike ``value`` (what a regression could leave in a board)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, list):
+        return [*value, "regressed"]
+    if isinstance(value, dict):
+        return {**value, "regressed": True}
+    return ["regressed", value]
+
+
+def test_every_narrowed_fixture_fails_when_a_field_it_is_about_changes(
+        tmp_path: Path) -> None:
+    """Each committed fixture with ``board_fields``: changing any one part it names, in its
+    final board or its board at the disputed line, makes its check fail (the narrowing left
+    the fixture able to catch a regression there)."""
+    cases = _narrowed_fixtures()
+    assert len(cases) >= 96  # issue 25: the golden boards are narrowed to their subject
+    for case in cases:
+        ruling = case.load()
+        assert check(case) is None, case.name
+        for pointer in ruling["board_fields"]:
+            parts = rulings.pointer_parts(pointer)
+            for where in ("board", "board_at"):
+                data = json.loads(json.dumps(ruling))
+                board = data.get(where)
+                if board is None:
+                    continue
+                board = board["board"] if where == "board_at" else board
+                node = board
+                for key in parts[:-1]:
+                    node = node.get(key, {}) if isinstance(node, dict) else {}
+                if not isinstance(node, dict) or parts[-1] not in node:
+                    continue
+                node[parts[-1]] = _poisoned(node[parts[-1]])
+                copy = tmp_path / f"{case.name}.expected.json"
+                copy.write_text(json.dumps(data), encoding="utf-8")
+                diff = check(RulingCase(case.log, copy))
+                assert diff is not None and pointer.rsplit("/", 1)[-1] in diff, \
+                    (case.name, where, pointer)
+
+
 @pytest.mark.parametrize(("fields", "says"), [
     (["stage"], "is not a JSON pointer"),
     (["/nowhere"], "'/nowhere' is in no board the fixture holds"),
