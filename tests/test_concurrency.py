@@ -8,7 +8,6 @@ benchmarks/tournament.py; ``scripts/sigkill_trials.py`` runs the kill trials 50 
 
 from __future__ import annotations
 
-import os
 import random
 import subprocess
 import sys
@@ -36,27 +35,14 @@ from benchmarks.tournament import (
     stored_in_process,
     stored_via_cli,
 )
-
-POSTGRES_URL = os.environ.get("COREFLOW_TEST_POSTGRES")
-STORES = [
-    "sqlite",
-    pytest.param("postgresql", marks=[
-        pytest.mark.postgres,
-        pytest.mark.skipif(not POSTGRES_URL,
-                           reason="set COREFLOW_TEST_POSTGRES to a postgresql:// URL")]),
-]
+from tests.stores import STORES, fresh_store
 
 
 @pytest.fixture(params=STORES)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh store, not yet created: the first writers set it up."""
-    if request.param == "sqlite":
-        yield sqlite_store(tmp_path)
-        return
-    assert POSTGRES_URL
-    url = postgres_store(POSTGRES_URL, f"coreflow_conc_{os.urandom(5).hex()}")
-    yield url
-    drop_postgres_schema(url)
+    with fresh_store(request.param, tmp_path, "conc") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

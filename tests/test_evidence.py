@@ -37,31 +37,19 @@ from benchmarks.tamper import (
     strip_hashes,
     value_edit,
 )
-from benchmarks.tournament import drop_postgres_schema, postgres_store, simulate, sqlite_store
+from benchmarks.tournament import drop_postgres_schema, postgres_store, simulate
+from tests.stores import STORES, fresh_store
 
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTED = str(ROOT / "fixtures" / "examples" / "disputed-counter.jsonl")
 KEY = "the organiser's key"
-POSTGRES_URL = os.environ.get("COREFLOW_TEST_POSTGRES")
-STORES = [
-    "sqlite",
-    pytest.param("postgresql", marks=[
-        pytest.mark.postgres,
-        pytest.mark.skipif(not POSTGRES_URL,
-                           reason="set COREFLOW_TEST_POSTGRES to a postgresql:// URL")]),
-]
 
 
 @pytest.fixture(params=STORES)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh store: a new SQLite file, or a new PostgreSQL schema."""
-    if request.param == "sqlite":
-        yield sqlite_store(tmp_path, "evidence.db")
-        return
-    assert POSTGRES_URL
-    url = postgres_store(POSTGRES_URL, f"coreflow_evidence_{uuid.uuid4().hex[:10]}")
-    yield url
-    drop_postgres_schema(url)
+    with fresh_store(request.param, tmp_path, "evidence", "evidence.db") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

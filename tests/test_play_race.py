@@ -7,7 +7,6 @@ stored that was not played. The harness is benchmarks/play_race.py
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,27 +17,13 @@ from coreflow_judge.events.models import MatchStarted
 from coreflow_judge.events.store import open_recorder
 
 from benchmarks.play_race import MODES, race_round
-from benchmarks.tournament import drop_postgres_schema, postgres_store, sqlite_store
-
-POSTGRES_URL = os.environ.get("COREFLOW_TEST_POSTGRES")
-STORES = [
-    "sqlite",
-    pytest.param("postgresql", marks=[
-        pytest.mark.postgres,
-        pytest.mark.skipif(not POSTGRES_URL,
-                           reason="set COREFLOW_TEST_POSTGRES to a postgresql:// URL")]),
-]
+from tests.stores import STORES, fresh_store
 
 
 @pytest.fixture(params=STORES)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield sqlite_store(tmp_path, "race.db")
-        return
-    assert POSTGRES_URL
-    url = postgres_store(POSTGRES_URL, f"coreflow_race_{os.urandom(5).hex()}")
-    yield url
-    drop_postgres_schema(url)
+    with fresh_store(request.param, tmp_path, "race", "race.db") as url:
+        yield url
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -30,19 +30,11 @@ from benchmarks.tournament import (
     drop_postgres_schema,
     postgres_store,
     simulate,
-    sqlite_store,
 )
+from tests.stores import POSTGRES_URL, STORES, fresh_store
 
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTED = ROOT / "fixtures" / "examples" / "disputed-counter.jsonl"
-POSTGRES_URL = os.environ.get("COREFLOW_TEST_POSTGRES")
-STORES = [
-    "sqlite",
-    pytest.param("postgresql", marks=[
-        pytest.mark.postgres,
-        pytest.mark.skipif(not POSTGRES_URL,
-                           reason="set COREFLOW_TEST_POSTGRES to a postgresql:// URL")]),
-]
 HEAD = re.compile(r"head hash ([0-9a-f]{64})")
 
 
@@ -50,15 +42,10 @@ HEAD = re.compile(r"head hash ([0-9a-f]{64})")
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh store: a new SQLite file (in a folder whose name needs quoting in a shell),
     or a new PostgreSQL schema."""
-    if request.param == "sqlite":
-        folder = tmp_path / "the tournament's store"
-        folder.mkdir()
-        yield sqlite_store(folder, "spring 25.db")
-        return
-    assert POSTGRES_URL
-    url = postgres_store(POSTGRES_URL, f"coreflow_receipts_{uuid.uuid4().hex[:10]}")
-    yield url
-    drop_postgres_schema(url)
+    folder = tmp_path / "the tournament's store"
+    folder.mkdir()
+    with fresh_store(request.param, folder, "receipts", "spring 25.db") as url:
+        yield url
 
 
 def environment(**extra: str) -> dict[str, str]:
