@@ -429,36 +429,33 @@ def create_app(store: str | None, *, lang: str = "en", audit: str | None = None,
                                "seq the page showed)")
         return match_id, client, seq, at
 
-    async def table_entry(request: Request) -> Response:
+    async def table_write(request: Request) -> tuple[dict[str, Any], str,
+                                                      tuple[str, str, int, int | None]]:
+        """A table's write, let in: its body, the page's language and (match id, client,
+        client seq, at), checked (:func:`writer`)."""
         data = await body_of(request)
         grant = await run_in_threadpool(grant_of, request)
         limited(grant, request)
-        match_id, client, seq, at = writer(request, grant, data)
+        return data, page_lang(request, lang), writer(request, grant, data)
+
+    async def table_entry(request: Request) -> Response:
+        data, lg, (match_id, client, seq, at) = await table_write(request)
         text = data.get("text")
         if not isinstance(text, str):
             raise Refused(400, "give the entry as text")
-        lg = page_lang(request, lang)
         return answer(await run_in_threadpool(with_state, match_id, lg, hub.submit, match_id,
                                               client, seq, at, text, lg))
 
     async def table_undo(request: Request) -> Response:
-        data = await body_of(request)
-        grant = await run_in_threadpool(grant_of, request)
-        limited(grant, request)
-        match_id, client, seq, at = writer(request, grant, data)
+        data, lg, (match_id, client, seq, at) = await table_write(request)
         reason = data.get("reason")
         if not isinstance(reason, str) or not reason.strip():
-            raise Refused(400, LABELS[page_lang(request, lang)]["undo_needs_reason"])
-        lg = page_lang(request, lang)
+            raise Refused(400, LABELS[lg]["undo_needs_reason"])
         return answer(await run_in_threadpool(with_state, match_id, lg, hub.undo, match_id,
                                               client, seq, at, reason, lg))
 
     async def table_finish(request: Request) -> Response:
-        data = await body_of(request)
-        grant = await run_in_threadpool(grant_of, request)
-        limited(grant, request)
-        match_id, client, seq, at = writer(request, grant, data)
-        lg = page_lang(request, lang)
+        _data, lg, (match_id, client, seq, at) = await table_write(request)
         return answer(await run_in_threadpool(with_state, match_id, lg, hub.finish, match_id,
                                               client, seq, at, lg))
 
