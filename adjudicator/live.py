@@ -228,14 +228,7 @@ class LiveTable:
             self.flow = self._replay()
             return Answer(False, findings=findings)
         cut = _cut(items)
-        new = [_render(items[k], k + 1) for k in range(before, cut)]
-        try:
-            self._store(new)
-        except Exception:
-            self.flow = self._replay()
-            raise
-        self.stored.extend(new)
-        self._items = items[:cut]
+        new = self._keep(items, cut)
         flow.next_seq = len(self.stored) + 1
         entered = next((k for k in range(cut - 1, before - 1, -1) if items[k] is line), None)
         stored_line = None
@@ -496,18 +489,24 @@ class LiveTable:
         in), as the table's entry."""
         items = _standing(self.flow)
         pos = next(k for k in range(len(items) - 1, -1, -1) if items[k] is line)
-        before = len(self.stored)
-        new = [_render(items[k], k + 1) for k in range(before, pos + 1)]
+        new = self._keep(items, pos + 1)
+        self.entries.append(pos)
+        self._echo = len(self.stored)
+        return Answer(True, self.stored[pos], new, [], self._filled_ahead())
+
+    def _keep(self, items: list[LogLine | Derived], upto: int) -> list[LogLine]:
+        """Store the complete log's ``items`` after the stored lines, up to ``upto``, all
+        or nothing (the flow rebuilt from the record when the store refuses); returns the
+        lines stored."""
+        new = [_render(items[k], k + 1) for k in range(len(self.stored), upto)]
         try:
             self._store(new)
         except Exception:
             self.flow = self._replay()
             raise
         self.stored.extend(new)
-        self._items = items[:pos + 1]
-        self.entries.append(pos)
-        self._echo = len(self.stored)
-        return Answer(True, self.stored[pos], new, [], self._filled_ahead())
+        self._items = items[:upto]
+        return new
 
     def _filled_ahead(self) -> list[LogLine]:
         """The lines filled in, numbered as they will be stored."""
