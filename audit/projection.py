@@ -734,11 +734,29 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
+@contextmanager
+def _reported(outbox: Connection) -> Iterator[None]:
+    """In a query's process: whatever goes wrong is sent to the parent as an error (a
+    refusal by name, anything else as a failed query), never raised as a traceback; a
+    parent gone away is left alone."""
+    try:
+        yield
+    except AuditError as exc:
+        outbox.send(("error", type(exc).__name__, str(exc)))
+    except (EOFError, BrokenPipeError):
+        pass  # the parent went away
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, never a traceback
+        try:
+            outbox.send(("error", "QueryFailed", f"query failed: {type(exc).__name__}: {exc}"))
+        except (EOFError, BrokenPipeError, OSError):
+            pass
+
+
 def _serve(path: Path, sql: str, memory_limit: int, inbox: Connection,
            outbox: Connection) -> None:
     """The query's process: run ``sql`` on a sandboxed connection, send its columns, then
     a batch of rows each time the parent asks (``next``), or the error."""
-    try:
+    with _reported(outbox):
         con = read_only(path, memory_limit)
         _kind(con, sql)
         try:
@@ -753,15 +771,6 @@ def _serve(path: Path, sql: str, memory_limit: int, inbox: Connection,
         except duckdb.Error as exc:
             failure = _failure(exc, None)
             outbox.send(("error", type(failure).__name__, str(failure)))
-    except AuditError as exc:
-        outbox.send(("error", type(exc).__name__, str(exc)))
-    except (EOFError, BrokenPipeError):
-        pass  # the parent went away
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent, never a traceback
-        try:
-            outbox.send(("error", "QueryFailed", f"query failed: {type(exc).__name__}: {exc}"))
-        except (EOFError, BrokenPipeError, OSError):
-            pass
 
 
 _RAISED = {"QueryRefused": QueryRefused, "QueryFailed": QueryFailed, "AuditError": AuditError}
@@ -931,7 +940,7 @@ def _serve_file(path: Path, sql: str, memory_limit: int, kind: str, tmp: Path,
                 outbox: Connection) -> None:
     """The query's process of :func:`isolated_write`: run ``sql`` on a sandboxed
     connection and write its answer to ``tmp``; send the row count or the error."""
-    try:
+    with _reported(outbox):
         con = read_only(path, memory_limit)
         _kind(con, sql)
         try:
@@ -943,15 +952,6 @@ def _serve_file(path: Path, sql: str, memory_limit: int, kind: str, tmp: Path,
             outbox.send(("error", type(failure).__name__, str(failure)))
             return
         outbox.send(("written", rows))
-    except AuditError as exc:
-        outbox.send(("error", type(exc).__name__, str(exc)))
-    except (EOFError, BrokenPipeError):
-        pass  # the parent went away
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent, never a traceback
-        try:
-            outbox.send(("error", "QueryFailed", f"query failed: {type(exc).__name__}: {exc}"))
-        except (EOFError, BrokenPipeError, OSError):
-            pass
 
 
 def _write_parquet(relation: duckdb.DuckDBPyRelation, tmp: Path, memory_limit: int) -> int:
