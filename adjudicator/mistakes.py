@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from coreflow_judge.adjudicator.flow import CoreFlow, Derived, Req
 from coreflow_judge.adjudicator.judge import judge_lines
-from coreflow_judge.adjudicator.simulation import SimulationError, placement
+from coreflow_judge.adjudicator.simulation import Simulation, SimulationError, placement
 from coreflow_judge.events.models import (
     ChanceMoved,
     Discard,
@@ -68,6 +68,22 @@ class Table(Protocol):
     def feed_right(self, lines: list[LogLine]) -> None:
         """Feed lines the simulator takes for legal (a :class:`SimulationError` if the
         engine refuses one)."""
+
+
+class SimulatedTable:
+    """A game's seeded simulator (:class:`~adjudicator.simulation.Simulation`) as a
+    :class:`Table`: it plays on, and takes right lines, as its driver feeds them; a game
+    says how its simulator takes the wrong line (``feed_wrong``)."""
+
+    sim: Simulation[Any]
+    flow: CoreFlow
+
+    def play_next(self) -> None:
+        self.sim.play_next()
+
+    def feed_right(self, lines: list[LogLine]) -> None:
+        for line in lines:
+            self.sim._feed_item(self.sim._item(line))
 
 
 @dataclass(slots=True)

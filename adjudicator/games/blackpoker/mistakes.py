@@ -52,6 +52,7 @@ from coreflow_judge.adjudicator.mistakes import (
     Injector,
     Make,
     Moment,
+    SimulatedTable,
     Table,
     Wrong,
     common,
@@ -171,21 +172,16 @@ def mistaken_game(kind: str, edition: str, seed: int, fmt: str = "lite",
 # plays on from the table the engine holds (the table as played).
 
 
-class BlackPokerTable:
+class BlackPokerTable(SimulatedTable):
     """The BlackPoker simulator as a :class:`~adjudicator.mistakes.Table`."""
+
+    sim: _Simulator
 
     def __init__(self, edition: str, seed: int, fmt: str = "lite", frame: str | None = None,
                  change: Change | None = None, max_lines: int = 3000) -> None:
         sim = _Simulator if change is None else _set_up_by(change)
         self.sim = sim(edition, seed, fmt, max_lines, f"wrong-{edition}-{seed}", frame)
         self.flow = self.sim.flow
-
-    def play_next(self) -> None:
-        self.sim.play_next()
-
-    def feed_right(self, lines: list[LogLine]) -> None:
-        for line in lines:
-            self.sim._feed(Feed(line))
 
     def feed_wrong(self, wrong: Wrong) -> None:
         for line in wrong.lines[:-1]:

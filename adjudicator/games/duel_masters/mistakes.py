@@ -20,6 +20,7 @@ from coreflow_judge.adjudicator.mistakes import (
     Injector,
     Make,
     Moment,
+    SimulatedTable,
     Table,
     Wrong,
     common,
@@ -34,21 +35,16 @@ EDITION = "1.47"
 FORMAT = "standard"
 
 
-class DuelMastersTable:
+class DuelMastersTable(SimulatedTable):
     """The Duel Masters simulator as a :class:`~adjudicator.mistakes.Table`."""
+
+    sim: _Simulator
 
     def __init__(self, seed: int, change: object = None, max_lines: int = 4000) -> None:
         if change is not None:
             raise ValueError("no Duel Masters injector records the set-up wrongly")
         self.sim = _Simulator(seed, max_lines, f"wrong-dm-{seed}", EDITION, FORMAT)
         self.flow = self.sim.flow
-
-    def play_next(self) -> None:
-        self.sim.play_next()
-
-    def feed_right(self, lines: list[LogLine]) -> None:
-        for line in lines:
-            self.sim._feed(line)
 
     def feed_wrong(self, wrong: Wrong) -> None:
         for line in wrong.lines[:-1]:

@@ -20,6 +20,7 @@ from coreflow_judge.adjudicator.mistakes import (
     Injector,
     Make,
     Moment,
+    SimulatedTable,
     Table,
     Wrong,
     common,
@@ -41,21 +42,16 @@ from coreflow_judge.events.models import (
 Change = Callable[[MatchStarted, GameStarted], tuple[MatchStarted, GameStarted]]
 
 
-class ILanguageTable:
+class ILanguageTable(SimulatedTable):
     """The i-language simulator as a :class:`~adjudicator.mistakes.Table`."""
+
+    sim: _Simulator
 
     def __init__(self, seed: int, change: Change | None = None, max_lines: int = 3000
                  ) -> None:
         sim = _Simulator if change is None else _set_up_by(change)
         self.sim = sim(seed, max_lines, f"wrong-il-{seed}", "1", "standard")
         self.flow = self.sim.flow
-
-    def play_next(self) -> None:
-        self.sim.play_next()
-
-    def feed_right(self, lines: list[LogLine]) -> None:
-        for line in lines:
-            self.sim._feed(line)
 
     def feed_wrong(self, wrong: Wrong) -> None:
         for line in wrong.lines:
