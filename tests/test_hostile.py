@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import random
 import re
 import subprocess
@@ -31,7 +30,7 @@ from coreflow_judge.adjudicator.plugins import games
 from coreflow_judge.events.reader import iter_lines
 from coreflow_judge.projections.board import BoardProjector
 
-from tests.test_play import _read_until
+from tests.test_play import _read_until, terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 RULINGS = ROOT / "fixtures" / "rulings"
@@ -148,13 +147,8 @@ def test_hostile_lines_typed_on_a_terminal_are_answered_and_play_goes_on(
         tmp_path: Path) -> None:
     """The same attacks typed on a terminal (a pseudo-terminal, readline's line editing):
     each answered, the prompt back, and the next line taken."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the real command on the terminal
-        os.chdir(ROOT)
-        os.execv(sys.executable, [*COREFLOW, "play", "--store", str(tmp_path / "t.db"),
-                                  "--match-id", "tty", "--rules", "9.0", "--player",
-                                  "alice", "--player", "bob"])
-    try:
+    with terminal("play", "--store", str(tmp_path / "t.db"), "--match-id", "tty",
+                  "--rules", "9.0", "--player", "alice", "--player", "bob") as fd:
         _read_until(fd, r"\] > ")
         os.write(fd, b"start alice\r")
         _read_until(fd, r"ok 2: the game starts(.|\n)*\] > ")
@@ -167,13 +161,6 @@ def test_hostile_lines_typed_on_a_terminal_are_answered_and_play_goes_on(
             _read_until(fd, r"ok \d+: taken back(.|\n)*\] > ")
         os.write(fd, b"quit\r")
         _read_until(fd, r"head hash [0-9a-f]{64}")
-    finally:
-        try:
-            os.kill(pid, 9)
-        except ProcessLookupError:
-            pass
-        os.waitpid(pid, 0)
-        os.close(fd)
 
 
 def test_a_bad_header_echoes_a_long_value_by_its_start(tmp_path: Path) -> None:

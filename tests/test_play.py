@@ -17,6 +17,8 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -338,6 +340,25 @@ def test_japanese_action_names_and_defaults() -> None:
 # ---------------------------------------------------------------- a terminal
 
 
+@contextmanager
+def terminal(*args: str) -> Iterator[int]:
+    """``coreflow ARGS`` run on a pseudo-terminal (from the repository's root): the
+    terminal's file descriptor; the command is killed when the block ends."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the real command on the terminal
+        os.chdir(ROOT)
+        os.execv(sys.executable, [*COREFLOW, *args])
+    try:
+        yield fd
+    finally:
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+        os.close(fd)
+
+
 def _read_until(fd: int, pattern: str, timeout: float = 60) -> str:
     # One decoder for the whole read: a character's bytes may arrive in two reads.
     decode = codecs.getincrementaldecoder("utf-8")("replace").decode
@@ -361,13 +382,8 @@ def test_an_interactive_session_through_a_pseudo_terminal(tmp_path: Path) -> Non
     """A scorekeeper at a terminal: a prompt with the table's state, tab completion of
     commands and actions, answers as they type, the store updated line by line."""
     store = tmp_path / "tty.db"
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the real command on the terminal
-        os.chdir(ROOT)
-        os.execv(sys.executable, [*COREFLOW, "play", "--store", str(store), "--match-id",
-                                  "tty", "--rules", "9.0", "--player", "alice",
-                                  "--player", "bob"])
-    try:
+    with terminal("play", "--store", str(store), "--match-id", "tty", "--rules", "9.0",
+                  "--player", "alice", "--player", "bob") as fd:
         _read_until(fd, r"\[turn 0 - · chance - · stage -\] > ")
         os.write(fd, b"start alice\r")
         _read_until(fd, r"ok 2: the game starts, alice first.*\n.*chance alice.*> ")
@@ -386,13 +402,6 @@ def test_an_interactive_session_through_a_pseudo_terminal(tmp_path: Path) -> Non
             assert [ln.type for ln in recorder.lines("tty")][-2:] == ["request", "resolve"]
         os.write(fd, b"quit\r")
         _read_until(fd, r"head hash [0-9a-f]{64}")
-    finally:
-        try:
-            os.kill(pid, 9)
-        except ProcessLookupError:
-            pass
-        os.waitpid(pid, 0)
-        os.close(fd)
 
 
 # ---------------------------------------------------------------- PostgreSQL

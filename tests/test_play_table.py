@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,7 +39,7 @@ from coreflow_judge.events.models import LogLine, MatchStarted, Request
 from coreflow_judge.events.reader import canonical_dict
 
 from tests.pools import pooled
-from tests.test_play import COREFLOW, ROOT, _read_until, coreflow, jsonl
+from tests.test_play import _read_until, coreflow, jsonl, terminal
 
 Game = tuple[str, str, str, int]
 
@@ -432,11 +430,7 @@ def test_a_scorekeeper_at_a_terminal_types_decisions_only(tmp_path: Path) -> Non
     was filled in, ``legal`` offers the next turn's entries (no ``stage t1``), a refusal
     says what the table can do, and the board numbers lines as the record."""
     store = tmp_path / "tty.db"
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the real command on the terminal
-        os.chdir(ROOT)
-        os.execv(sys.executable, [*COREFLOW, "play", "--store", str(store), *TABLE])
-    try:
+    with terminal("play", "--store", str(store), *TABLE) as fd:
         _read_until(fd, r"> $")
         os.write(fd, b"start alice\r")
         _read_until(fd, r"ok 2: the game starts(.|\n)*> ")
@@ -459,13 +453,6 @@ def test_a_scorekeeper_at_a_terminal_types_decisions_only(tmp_path: Path) -> Non
         _read_until(fd, r"board after seq 19(.|\n)*> ")
         os.write(fd, b"quit\r")
         _read_until(fd, r"head hash [0-9a-f]{64}")
-    finally:
-        try:
-            os.kill(pid, 9)
-        except ProcessLookupError:
-            pass
-        os.waitpid(pid, 0)
-        os.close(fd)
     log = [json.loads(x) for x in coreflow("log", "t6", "--store", store).stdout.splitlines()]
     assert [x.get("request") for x in log if x["type"] == "resolve"] == ["r1"]  # at a break
     assert len(log) == 12  # ends with bob's pass: what follows is filled in again on resume
