@@ -15,7 +15,6 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,17 +22,11 @@ from typing import Any
 
 import pytest
 
+from tests.test_cli_conventions import coreflow
+
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTED = ROOT / "fixtures" / "examples" / "disputed-counter.jsonl"  # an error finding
 SAMPLE = ROOT / "fixtures" / "sample-match.jsonl"  # no finding at all
-
-
-def coreflow() -> list[str]:
-    script = Path(sys.executable).parent / "coreflow"
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-c", "import sys; sys.argv[0] = 'coreflow'; "
-            "from coreflow_judge.cli.main import app; app()"]
 
 
 def run(args: list[str], stdin: str | None = None, cwd: Path | None = None
